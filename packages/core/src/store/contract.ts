@@ -1,0 +1,289 @@
+/**
+ * The store contract: everything the engine persists goes through these interfaces. A store
+ * implementation imports only this module (via `@flowrt/core`) and passes `describeStoreConformance`
+ * from `@flowrt/store-conformance` unchanged.
+ *
+ * Rules every implementation keeps:
+ * - Values are JSON. Reads return copies: mutating a returned object never changes what is stored,
+ *   and mutating an object after writing it never changes what was stored.
+ * - Versions start at 1 and grow by 1 on every successful write of a key, deletes included. A delete
+ *   leaves a tombstone so a version is never reused; a create over a tombstone continues its count.
+ * - A lost compare-and-swap is returned as data (`{ ok: false, current }`), never thrown. Stores throw
+ *   only for I/O failures.
+ * - Listing by prefix returns keys in lexicographic order (UTF-16 code unit order, as JavaScript's
+ *   default sort and PostgreSQL's `COLLATE "C"` give) and costs O(log n + limit), not a scan.
+ *   A prefix is a plain string: `%`, `_` and `*` have no wildcard meaning.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export type ScopeKind = "session" | "user" | "org";
+
+/**
+ * Where a piece of scoped data lives. `bucket` separates isolated flow copies: the engine uses
+ * {@link SHARED_BUCKET} for data shared by every flow of a user or org, and the flow instance id for
+ * data of a flow that isolates its user/org state or a resource with `flowIsolation: true`.
+ */
+export interface ScopeAddress {
+  scope: ScopeKind;
+  /** The session id, user id or org id. */
+  scopeId: string;
+  /** Isolation bucket. */
+  bucket: string;
+}
+
+/** The bucket shared by every flow on a host. */
+export const SHARED_BUCKET = "shared";
+
+/** The condition a compare-and-swap write is applied under. */
+export type WriteCondition =
+  /** Only when no live value exists (a tombstone counts as absent). */
+  | { type: "absent" }
+  /** Only when the live value has exactly this version. */
+  | { type: "version"; version: number }
+  /** Unconditionally. */
+  | { type: "any" };
+
+export interface Versioned<T> {
+  value: T;
+  version: number;
+}
+
+export type CasResult<T> =
+  | { ok: true; version: number }
+  /** `current` is the live value when the write lost, or `null` when there is none (absent or deleted). */
+  | { ok: false; current: Versioned<T> | null };
+
+// ---------------------------------------------------------------------------------------------
+// Sessions
+
+export interface SessionRecord {
+  id: string;
+  /** The owning flow instance id (the flow's `kind` unless made with `flow.instance({ id })`). */
+  flowId: string | null;
+  flowKind: string;
+  userId: string;
+  orgId?: string;
+  tenantId?: string;
+  parentSessionId?: string;
+  /** The conversation this session was dispatched beneath, at any depth; its own id for a root. */
+  rootSessionId: string;
+  title?: string;
+  metadata: JsonObject;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export interface SessionListQuery {
+  userId?: string;
+  orgId?: string;
+  /** Only sessions owned by one of these flow ids. */
+  flowIds?: string[];
+  offset?: number;
+  limit?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Number of matching rows, ignoring offset and limit. */
+  total: number;
+}
+
+export interface SessionStore {
+  /** Create-only. Returns false when a session with this id already exists (nothing is changed). */
+  create(session: SessionRecord): Promise<boolean>;
+  get(id: string): Promise<SessionRecord | null>;
+  /** Newest first (by `createdAt`, then id). */
+  list(query: SessionListQuery): Promise<Page<SessionRecord>>;
+  /** Direct children of `parentSessionId`, oldest first, narrowed by the owner fields given. */
+  listChildren(
+    parentSessionId: string,
+    filter: { userId: string; orgId?: string; tenantId?: string; flowId?: string | null },
+  ): Promise<SessionRecord[]>;
+  /** Patch the mutable fields (title, metadata). Owner fields never change. */
+  update(id: string, patch: { title?: string; metadata?: JsonObject }): Promise<SessionRecord | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests, their event log and the active-request registry
+
+export type RequestStatus = "queued" | "running" | "completed" | "failed" | "aborted";
+
+export const TERMINAL_REQUEST_STATUSES: readonly RequestStatus[] = ["completed", "failed", "aborted"];
+
+export interface RequestError {
+  code: string;
+  message: string;
+  retryable?: boolean;
+}
+
+export interface RequestRecord {
+  id: string;
+  sessionId: string;
+  flowId: string;
+  flowKind: string;
+  /** Action name, or `webhook:<provider>:<eventType>` for webhook runs. */
+  action: string;
+  userId: string;
+  orgId?: string;
+  status: RequestStatus;
+  input: JsonValue;
+  output?: JsonValue;
+  error?: RequestError;
+  /** `metadata.webhook.deliveryId` for webhook runs; `metadata.origin` is `action`, `webhook`, `retry`, or a custom source. */
+  metadata: JsonObject;
+  durable: boolean;
+  /** Host currently running it, and until when its claim holds (ms since epoch). */
+  claim?: { hostId: string; until: number };
+  /** Grows by 1 on every update; guards status transitions. Starts at 1. */
+  version: number;
+  createdAt: string;
+  startedAt?: string;
+  completedAt?: string;
+}
+
+/** Fields a request update may change; `claim: null` releases the claim. */
+export interface RequestPatch {
+  status?: RequestStatus;
+  output?: JsonValue;
+  error?: RequestError;
+  metadata?: JsonObject;
+  claim?: { hostId: string; until: number } | null;
+  startedAt?: string;
+  completedAt?: string;
+}
+
+/** A persisted stream event. `seq` is assigned by the store: per request, from 1, gap-free. */
+export interface RequestEvent {
+  seq: number;
+  type: string;
+  requestId: string;
+  /** ISO 8601. */
+  at: string;
+  data: JsonObject;
+}
+
+export type NewRequestEvent = Omit<RequestEvent, "seq">;
+
+export interface ActiveRequestEntry {
+  requestId: string;
+  sessionId: string;
+  flowId: string;
+  userId: string;
+  orgId?: string;
+  action: string;
+  startedAt: string;
+}
+
+export interface RetentionPolicy {
+  /** Remove finished requests whose `completedAt` is older than this many ms. */
+  maxAgeMs?: number;
+  /** Keep at most this many finished requests (newest by `completedAt`). */
+  maxCount?: number;
+  /** "Now", injectable for tests. @default Date.now() */
+  now?: number;
+}
+
+export interface RequestStore {
+  /** Create-only; false when the id exists. */
+  create(record: RequestRecord): Promise<boolean>;
+  get(id: string): Promise<RequestRecord | null>;
+  /** Applies `patch` only when the stored version equals `expectedVersion`; the version then grows by 1. */
+  update(id: string, expectedVersion: number, patch: RequestPatch): Promise<CasResult<RequestRecord>>;
+  /** Requests in one of `statuses`, oldest first; `durableOnly` narrows to durable ones. */
+  listByStatus(statuses: RequestStatus[], options?: { durableOnly?: boolean; limit?: number }): Promise<RequestRecord[]>;
+  /** Appends one event, assigning the next `seq`. Concurrent appends to one request never share or skip a seq. */
+  appendEvent(event: NewRequestEvent): Promise<RequestEvent>;
+  /** Events with `seq > afterSeq`, in order. */
+  readEvents(requestId: string, afterSeq?: number, limit?: number): Promise<RequestEvent[]>;
+  /**
+   * Live notification of appended events (this process, or every process sharing the store for
+   * stores that span processes). Listeners get events in `seq` order; a consumer that must not miss
+   * any reads the log after subscribing.
+   */
+  subscribe(requestId: string, listener: (event: RequestEvent) => void): () => void;
+
+  markActive(entry: ActiveRequestEntry): Promise<void>;
+  clearActive(requestId: string): Promise<void>;
+  listActive(filter: { userId?: string; flowIds?: string[] }): Promise<ActiveRequestEntry[]>;
+
+  /** Removes finished requests (and their events) beyond the policy. Returns how many were removed. */
+  purgeFinished(policy: RetentionPolicy): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scope state: the state record of a session, a user or an org (per isolation bucket)
+
+export interface ScopeStateStore {
+  get(address: ScopeAddress): Promise<Versioned<JsonObject> | null>;
+  put(address: ScopeAddress, value: JsonObject, condition: WriteCondition): Promise<CasResult<JsonObject>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources: versioned JSON state per key, content in separate rows
+
+export interface ResourceStateRecord {
+  key: string;
+  state: JsonObject;
+  version: number;
+  /** ms since epoch of the write that created the live value (a re-create after delete is new). */
+  createdAt: number;
+  /** ms since epoch of the last write or {@link ResourceStore.touch}. */
+  accessedAt: number;
+}
+
+export interface ListOptions {
+  /** Plain-string key prefix. @default "" */
+  prefix?: string;
+  /** @default 0 */
+  offset?: number;
+  /** @default unbounded */
+  limit?: number;
+}
+
+export interface ResourceStore {
+  getState(address: ScopeAddress, key: string): Promise<ResourceStateRecord | null>;
+  /** Compare-and-swap write of a key's state; versions grow by 1 from the last version, tombstones included. */
+  putState(
+    address: ScopeAddress,
+    key: string,
+    state: JsonObject,
+    condition: WriteCondition,
+  ): Promise<CasResult<JsonObject>>;
+  /**
+   * Deletes the live state (leaving a tombstone) and the key's content row. A missing key is a
+   * successful no-op for `{ type: "any" }` and a failed CAS for a version condition.
+   */
+  deleteState(address: ScopeAddress, key: string, condition: WriteCondition): Promise<CasResult<JsonObject>>;
+  /** Records a read for LRU eviction. No version change. */
+  touch(address: ScopeAddress, key: string, at?: number): Promise<void>;
+  /** Live keys under a prefix in key order, with their state. */
+  list(address: ScopeAddress, options?: ListOptions): Promise<Page<ResourceStateRecord>>;
+  count(address: ScopeAddress, prefix?: string): Promise<number>;
+
+  /** The stored body; `null` when there is no content row. An empty body reads `""`. */
+  getContent(address: ScopeAddress, key: string): Promise<string | null>;
+  putContent(address: ScopeAddress, key: string, content: string): Promise<void>;
+  deleteContent(address: ScopeAddress, key: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** What `createMemoryStores()`, `createFsStores()` and `createPostgresStores()` return. */
+export interface FlowStores {
+  /** A short name for logs, e.g. `memory`, `fs`, `postgres`. */
+  readonly kind: string;
+  readonly sessions: SessionStore;
+  readonly requests: RequestStore;
+  readonly scopeState: ScopeStateStore;
+  readonly resources: ResourceStore;
+  /**
+   * Whether compare-and-swap and create-only writes hold across processes sharing the backing
+   * storage (true for Postgres; false for the filesystem store, which guards within one instance).
+   */
+  readonly crossProcess: boolean;
+  /** Releases pools, timers and file handles. */
+  close(): Promise<void>;
+}

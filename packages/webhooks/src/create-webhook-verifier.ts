@@ -1,0 +1,227 @@
+import { parseAlphaSignatureHeader } from "./alpha-signature-header.js";
+import { hmac, matchesAny } from "./hmac.js";
+import { rawBodyBytes } from "./raw-body.js";
+import { readHeader } from "./read-header.js";
+import { createSecretSource } from "./secret-source.js";
+import { checkTolerance, isFresh, parseTimestamp } from "./timestamp.js";
+import type {
+  VerifyResult,
+  WebhookAlgorithm,
+  WebhookEncoding,
+  WebhookSecret,
+  WebhookVerify,
+} from "./types.js";
+
+/** Default replay window of the timestamped formats, in seconds. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+const ALGORITHMS: readonly WebhookAlgorithm[] = ["sha256", "sha1", "sha512"];
+const ENCODINGS: readonly WebhookEncoding[] = ["hex", "base64", "base64url"];
+const OWNER = "createWebhookVerifier";
+
+interface BaseOptions<S extends WebhookSecret> {
+  /** Name of the header that carries the signature; matched case-insensitively. */
+  header: string;
+  /** The signing secret, a list of secrets (rotation: any may match) or a lazily resolved getter. */
+  secret: S;
+  /** HMAC hash function. @default "sha256" */
+  algorithm?: WebhookAlgorithm;
+  /** How the signature is written in the header. @default "hex" */
+  encoding?: WebhookEncoding;
+  /** The clock, in milliseconds since the epoch; inject one in tests. @default Date.now */
+  now?: () => number;
+}
+
+/** The header holds one signature of the raw body, optionally behind a prefix such as `sha256=`. */
+export interface RawFormatOptions<S extends WebhookSecret = WebhookSecret> extends BaseOptions<S> {
+  format: "raw";
+  /** Text the header must start with; stripped before comparison. @default "" */
+  prefix?: string;
+}
+
+/**
+ * The header is `t=<timestamp>,v1=<signature>[,v1=...]`, signing `<timestamp>.<rawBody>`; any `v1` may match.
+ */
+export interface AlphaFormatOptions<S extends WebhookSecret = WebhookSecret> extends BaseOptions<S> {
+  format: "alpha";
+  /** Largest accepted distance between the signed timestamp and the clock, either way. @default 300 */
+  toleranceSeconds?: number;
+}
+
+/** What a custom parser extracts from a delivery. */
+export interface ParsedSignature {
+  /** Candidate signatures, written in the verifier's `encoding`; any one matching verifies. */
+  signatures: readonly string[];
+  /**
+   * Signed timestamp in seconds (decimal digits or an integer), checked against `toleranceSeconds`. When the
+   * verifier was given `toleranceSeconds` explicitly, a parse without a timestamp does not verify.
+   */
+  timestamp?: string | number;
+  /** The exact bytes the provider signed, in order. @default the raw body */
+  signedPayload?: string | Uint8Array | readonly (string | Uint8Array)[];
+}
+
+/** Gives a custom parser the raw body and the other headers (missing or repeated → `undefined`). */
+export interface SignatureContext {
+  rawBody: Uint8Array;
+  header(name: string): string | undefined;
+}
+
+/**
+ * Reads the signature header of a custom format. Return `null` for a header that is not in the format; a
+ * parser that throws is treated the same way.
+ */
+export type ParseSignature = (
+  headerValue: string,
+  context: SignatureContext,
+) => ParsedSignature | null | undefined;
+
+/** Any other HMAC scheme: `parseSignature` says what was signed and which signatures to compare. */
+export interface CustomFormatOptions<S extends WebhookSecret = WebhookSecret> extends BaseOptions<S> {
+  format: "custom";
+  parseSignature: ParseSignature;
+  /** Replay window for parsed timestamps, either way. @default 300 */
+  toleranceSeconds?: number;
+}
+
+export type WebhookVerifierOptions<S extends WebhookSecret = WebhookSecret> =
+  | RawFormatOptions<S>
+  | AlphaFormatOptions<S>
+  | CustomFormatOptions<S>;
+
+interface Parsed {
+  signatures: readonly string[];
+  timestamp: number | undefined;
+  parts: readonly Uint8Array[];
+}
+
+type Parser = (
+  value: string,
+  body: Uint8Array,
+  header: (name: string) => string | undefined,
+) => Parsed | undefined;
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], name: string, fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value as T))
+    throw new TypeError(`${OWNER}: ${name} must be one of ${allowed.join(", ")}.`);
+  return value as T;
+}
+
+function rejectOption(options: object, name: string, format: string): void {
+  if ((options as Record<string, unknown>)[name] !== undefined) {
+    throw new TypeError(`${OWNER}: ${name} does not apply to format "${format}".`);
+  }
+}
+
+function toBytes(part: unknown): Uint8Array | undefined {
+  if (typeof part === "string") return Buffer.from(part, "utf8");
+  return part instanceof Uint8Array ? part : undefined;
+}
+
+function customParser(parseSignature: ParseSignature, timestampRequired: boolean): Parser {
+  return (value, body, header) => {
+    const parsed = parseSignature(value, { rawBody: body, header });
+    if (typeof parsed !== "object" || parsed === null) return undefined;
+    const { signatures, timestamp, signedPayload } = parsed;
+    if (!Array.isArray(signatures) || signatures.length === 0) return undefined;
+    if (!signatures.every((s) => typeof s === "string")) return undefined;
+    let seconds: number | undefined;
+    if (typeof timestamp === "string") seconds = parseTimestamp(timestamp);
+    else if (Number.isSafeInteger(timestamp) && (timestamp as number) >= 0) seconds = timestamp as number;
+    if (timestamp !== undefined && seconds === undefined) return undefined;
+    if (timestampRequired && seconds === undefined) return undefined;
+    const rawParts =
+      signedPayload === undefined ? [body] : Array.isArray(signedPayload) ? signedPayload : [signedPayload];
+    const parts = rawParts.map(toBytes);
+    if (parts.some((part) => part === undefined)) return undefined;
+    return { signatures, timestamp: seconds, parts: parts as Uint8Array[] };
+  };
+}
+
+/**
+ * Builds a webhook verifier for an HMAC signature scheme. The returned `verify(rawBody, headers)` never throws;
+ * it returns a Promise only when the secret is an async getter.
+ *
+ * Throws a `TypeError` at construction for invalid options, including `format: "custom"` without
+ * `parseSignature`.
+ *
+ * @example
+ * const verify = createWebhookVerifier({
+ *   header: "x-signature", secret: process.env.HOOK_SECRET!, format: "raw", prefix: "sha512=", algorithm: "sha512",
+ * });
+ * verify(rawBody, req.headers); // true or false
+ */
+export function createWebhookVerifier<S extends WebhookSecret>(
+  options: WebhookVerifierOptions<S>,
+): WebhookVerify<VerifyResult<S>> {
+  if (typeof options !== "object" || options === null) throw new TypeError(`${OWNER}: options are required.`);
+  const { header, format } = options;
+  if (typeof header !== "string" || header.length === 0) {
+    throw new TypeError(`${OWNER}: header must be a non-empty header name.`);
+  }
+  const algorithm = oneOf(options.algorithm, ALGORITHMS, "algorithm", "sha256");
+  const encoding = oneOf(options.encoding, ENCODINGS, "encoding", "hex");
+  const now = options.now ?? Date.now;
+  if (typeof now !== "function")
+    throw new TypeError(`${OWNER}: now must be a function returning milliseconds.`);
+
+  let parse: Parser;
+  let tolerance = Number.POSITIVE_INFINITY;
+  if (format === "raw") {
+    rejectOption(options, "toleranceSeconds", format);
+    rejectOption(options, "parseSignature", format);
+    const prefix = options.prefix ?? "";
+    if (typeof prefix !== "string") throw new TypeError(`${OWNER}: prefix must be a string.`);
+    parse = (value, body) =>
+      value.startsWith(prefix)
+        ? { signatures: [value.slice(prefix.length)], timestamp: undefined, parts: [body] }
+        : undefined;
+  } else if (format === "alpha") {
+    rejectOption(options, "prefix", format);
+    rejectOption(options, "parseSignature", format);
+    tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
+    parse = (value, body) => {
+      const parsed = parseAlphaSignatureHeader(value);
+      const seconds = parsed && parseTimestamp(parsed.timestamp);
+      if (parsed === undefined || seconds === undefined) return undefined;
+      return {
+        signatures: parsed.signatures,
+        timestamp: seconds,
+        parts: [Buffer.from(`${parsed.timestamp}.`, "utf8"), body],
+      };
+    };
+  } else if (format === "custom") {
+    rejectOption(options, "prefix", format);
+    if (typeof options.parseSignature !== "function") {
+      throw new TypeError(`${OWNER}: format "custom" requires a parseSignature function.`);
+    }
+    tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
+    parse = customParser(options.parseSignature, options.toleranceSeconds !== undefined);
+  } else {
+    throw new TypeError(`${OWNER}: format must be one of raw, alpha, custom.`);
+  }
+
+  const withSecrets = createSecretSource(options.secret, OWNER);
+
+  const verify = (rawBody: unknown, headers: unknown): boolean | Promise<boolean> =>
+    withSecrets((secrets) => {
+      try {
+        const body = rawBodyBytes(rawBody);
+        const value = readHeader(headers, header);
+        if (body === undefined || value === undefined) return false;
+        const parsed = parse(value, body, (name) => readHeader(headers, name));
+        if (parsed === undefined) return false;
+        if (parsed.timestamp !== undefined && !isFresh(parsed.timestamp, tolerance, now)) return false;
+        let matched = false;
+        for (const secret of secrets) {
+          if (matchesAny(hmac(algorithm, secret, parsed.parts), parsed.signatures, encoding)) matched = true;
+        }
+        return matched;
+      } catch {
+        // Attacker-controlled input must never surface as a throw (the transport maps a throw to 401 anyway).
+        return false;
+      }
+    });
+  return verify as WebhookVerify<VerifyResult<S>>;
+}

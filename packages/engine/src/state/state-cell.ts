@@ -1,0 +1,232 @@
+import { type CasResult, FlowError, type JsonObject, type JsonValue, type Versioned } from "@flowrt/core";
+import type { z } from "zod";
+import { applyIncrements, applyPatch, applyPush } from "./delta.js";
+import { cloneJson, findNonJson, hasOwn, isPlainObject, renameProtoKeys, restoreProtoKeys } from "./json.js";
+
+/** Returned by a mutation's compute to write nothing. */
+export const SKIP_WRITE: unique symbol = Symbol("skip-write");
+
+/** Where a cell's value lives: one versioned JSON object behind compare-and-swap. */
+export interface CellBackend {
+  read(): Promise<Versioned<JsonObject> | null>;
+  /** `expectedVersion: null` means "only if absent". */
+  write(value: JsonObject, expectedVersion: number | null): Promise<CasResult<JsonObject>>;
+}
+
+export type StateWriteMethod = "patchState" | "setState" | "updateState" | "incState" | "pushState" | "getOrPatchState";
+
+export interface StateChange {
+  method: StateWriteMethod;
+  previous: JsonObject;
+  next: JsonObject;
+  /** `true` when the write created the stored value. */
+  created: boolean;
+  version: number;
+}
+
+export interface StateCellOptions {
+  /** Used in error messages: `Resource "<name>" …`. */
+  name: string;
+  schema: z.ZodType;
+  backend: CellBackend;
+  /** When false, every writer is refused. @default true */
+  writable?: boolean;
+  /** Called after every successful write, in write order. */
+  onChange?: (change: StateChange) => void | Promise<void>;
+  /** How many lost races a write retries before giving up. @default 100 */
+  maxRetries?: number;
+}
+
+/**
+ * One versioned JSON state behind compare-and-swap: the engine's session, user and org state and
+ * every resource instance are cells. A write computes the next state from the freshest known value,
+ * validates it against the schema, and swaps it in only if nobody wrote in between; a lost race
+ * re-reads and recomputes, so concurrent deltas from any number of requests all land.
+ */
+export class StateCell {
+  readonly name: string;
+  private readonly options: StateCellOptions;
+  private current: JsonObject | undefined;
+  private version: number | null = null;
+  private loaded = false;
+  private readonly pendingComputes = new Map<string, Promise<unknown>>();
+
+  constructor(options: StateCellOptions) {
+    this.options = options;
+    this.name = options.name;
+  }
+
+  get isLoaded(): boolean {
+    return this.loaded;
+  }
+
+  /** Whether a stored value exists (after {@link load}). */
+  get exists(): boolean {
+    return this.version !== null && this.current !== undefined;
+  }
+
+  get storedVersion(): number | null {
+    return this.version;
+  }
+
+  /** Reads the stored value (defaults applied when nothing is stored). */
+  async load(): Promise<this> {
+    const stored = await this.options.backend.read();
+    this.adopt(stored);
+    this.loaded = true;
+    return this;
+  }
+
+  /** Adopts a value read elsewhere (e.g. from a list page) without another read. */
+  prime(stored: Versioned<JsonObject> | null): this {
+    this.adopt(stored);
+    this.loaded = true;
+    return this;
+  }
+
+  /** The current state, synchronously. Reads return a copy: mutating it changes nothing stored. */
+  get state(): JsonObject {
+    if (!this.loaded) {
+      throw new FlowError(
+        "internal-error",
+        `Resource "${this.name}" was read before it was loaded; declare it on the flow or the block that uses it.`,
+      );
+    }
+    return cloneJson(this.current ?? this.defaults());
+  }
+
+  patchState(partial: Record<string, unknown>): Promise<void> {
+    this.assertObjectArgument("patchState", partial);
+    return this.mutate("patchState", (current) => applyPatch(current, partial));
+  }
+
+  setState(full: Record<string, unknown>): Promise<void> {
+    this.assertObjectArgument("setState", full);
+    return this.mutate("setState", () => applyPatch({}, full));
+  }
+
+  updateState(fn: (current: JsonObject) => JsonObject): Promise<void> {
+    return this.mutate("updateState", (current) => {
+      const next = fn(current);
+      if (!isPlainObject(next)) throw this.refuse("updateState", "the updater did not return a JSON object");
+      return next as JsonObject;
+    });
+  }
+
+  incState(deltas: Record<string, unknown>): Promise<void> {
+    this.assertObjectArgument("incState", deltas);
+    return this.mutate("incState", (current) => applyIncrements(this.name, current, deltas));
+  }
+
+  pushState(field: string, element: unknown): Promise<void> {
+    return this.mutate("pushState", (current) => applyPush(this.name, current, field, element as JsonValue));
+  }
+
+  /**
+   * Returns the field when present (a stored `null` counts), else computes, stores and returns it.
+   * Concurrent misses of one key share one compute; a compute returning `undefined` stores nothing.
+   */
+  async getOrPatchState(key: string, compute: () => unknown): Promise<unknown> {
+    const now = this.current ?? this.defaults();
+    if (hasOwn(now, key) && now[key] !== undefined) return cloneJson(now[key] as JsonValue);
+    const pending = this.pendingComputes.get(key);
+    if (pending) return pending;
+    const run = (async () => {
+      const value = await compute();
+      if (value === undefined) return undefined;
+      let stored: unknown = value;
+      await this.mutate("getOrPatchState", (current) => {
+        // Someone else may have stored the field while we computed: theirs wins.
+        if (hasOwn(current, key) && current[key] !== undefined) {
+          stored = current[key];
+          return SKIP_WRITE;
+        }
+        return applyPatch(current, { [key]: value });
+      });
+      return cloneJson(stored as JsonValue);
+    })();
+    this.pendingComputes.set(key, run);
+    try {
+      return await run;
+    } finally {
+      this.pendingComputes.delete(key);
+    }
+  }
+
+  /**
+   * The compare-and-swap loop shared by every writer. `compute` runs on a private copy of the freshest
+   * known state; it may run more than once (after a lost race), so it must be free of side effects.
+   */
+  async mutate(
+    method: StateWriteMethod,
+    compute: (current: JsonObject) => JsonObject | typeof SKIP_WRITE,
+  ): Promise<void> {
+    if (this.options.writable === false) {
+      throw this.refuse(method, "it is not writable (writable: false)");
+    }
+    if (!this.loaded) await this.load();
+    const maxRetries = this.options.maxRetries ?? 100;
+    for (let attempt = 0; ; attempt++) {
+      const previous = this.current ?? this.defaults();
+      const candidate = compute(cloneJson(previous));
+      if (candidate === SKIP_WRITE) return;
+      const next = this.validate(method, candidate);
+      const expected = this.current === undefined ? null : this.version;
+      const result = await this.options.backend.write(next, expected);
+      if (result.ok) {
+        const created = expected === null;
+        this.current = next;
+        this.version = result.version;
+        await this.options.onChange?.({ method, previous, next: cloneJson(next), created, version: result.version });
+        return;
+      }
+      this.adopt(result.current);
+      if (attempt >= maxRetries) {
+        throw new FlowError(
+          "write-conflict",
+          `Resource "${this.name}" ${method} lost its compare-and-swap race ${attempt + 1} times; try again.`,
+          { retryable: true },
+        );
+      }
+      if (attempt > 3) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
+    }
+  }
+
+  /** Parses the candidate through the schema; a refusal stores nothing. */
+  validate(method: string, candidate: unknown): JsonObject {
+    if (!isPlainObject(candidate)) throw this.refuse(method, "the result is not a JSON object");
+    const parsed = this.options.schema.safeParse(renameProtoKeys(candidate));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join(".") || "(state)";
+      throw new FlowError(
+        "resource-write-refused",
+        `Resource "${this.name}" ${method} refused: field "${field}" ${issue?.message ?? "is invalid"}; nothing was stored.`,
+        { details: { field, issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) } },
+      );
+    }
+    const data = restoreProtoKeys(parsed.data);
+    if (!isPlainObject(data)) throw this.refuse(method, "the schema did not produce a JSON object");
+    const bad = findNonJson(data);
+    if (bad) throw this.refuse(method, `field "${bad.path}" holds ${bad.found}, which is not JSON`);
+    return cloneJson(data as JsonObject);
+  }
+
+  private adopt(stored: Versioned<JsonObject> | null): void {
+    this.current = stored ? cloneJson(stored.value) : undefined;
+    this.version = stored ? stored.version : null;
+  }
+
+  private defaults(): JsonObject {
+    const parsed = this.options.schema.safeParse({});
+    return parsed.success && isPlainObject(parsed.data) ? cloneJson(parsed.data as JsonObject) : {};
+  }
+
+  private assertObjectArgument(method: string, value: unknown): void {
+    if (!isPlainObject(value)) throw this.refuse(method, "its argument is not an object");
+  }
+
+  private refuse(method: string, reason: string): FlowError {
+    return new FlowError("resource-write-refused", `Resource "${this.name}" ${method} refused: ${reason}.`);
+  }
+}

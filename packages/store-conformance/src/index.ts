@@ -1,1 +1,2 @@
-export {};
+export type { ConformanceCaseName, StoreConformanceOptions } from "./describe-store-conformance.js";
+export { CONFORMANCE_CASES, describeStoreConformance } from "./describe-store-conformance.js";

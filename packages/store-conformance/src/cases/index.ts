@@ -1,0 +1,24 @@
+import { concurrencyCases } from "./concurrency.js";
+import { eventCases } from "./events.js";
+import { isolationCases } from "./isolation.js";
+import { requestCases } from "./requests.js";
+import { resourceContentCases } from "./resource-content.js";
+import { resourceListCases } from "./resource-list.js";
+import { resourceStateCases } from "./resource-state.js";
+import { retentionCases } from "./retention.js";
+import { scopeStateCases } from "./scope-state.js";
+import { sessionCases } from "./sessions.js";
+
+/** Every case of the suite, in the order they run. */
+export const ALL_CASES = [
+  ...sessionCases,
+  ...requestCases,
+  ...eventCases,
+  ...retentionCases,
+  ...scopeStateCases,
+  ...resourceStateCases,
+  ...resourceContentCases,
+  ...resourceListCases,
+  ...isolationCases,
+  ...concurrencyCases,
+] as const;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { ALL_CASES } from "./cases/index.js";
+import type { ConformanceCaseName } from "./describe-store-conformance.js";
+import { createNaiveStores, type NaiveStoreFlaw } from "./testing/naive-stores.js";
+
+/**
+ * A suite that cannot fail proves nothing. Each deliberate flaw below is planted in the otherwise
+ * passing reference store, and the named case must reject it.
+ */
+const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
+  "aliases-stored-values": [
+    "sessions/copies",
+    "requests/create-get",
+    "scope-state/copies",
+    "resources/copies",
+    "events/copies",
+  ],
+  "restarts-version-after-delete": ["resources/tombstone"],
+  "throws-on-conflict": ["resources/cas", "concurrency/create-only-race"],
+  "wildcard-prefix": ["resources/list-prefix-plain"],
+  "insertion-order-list": ["resources/list-order", "resources/list-paging"],
+  "code-point-order": ["resources/list-order-astral"],
+  "racy-compare-and-swap": ["concurrency/cas-increments", "concurrency/create-only-race"],
+  "racy-event-seq": ["events/concurrent-append"],
+  "ignores-bucket": ["isolation/resources"],
+  "empty-content-reads-null": ["resources/content"],
+  "keeps-content-on-delete": ["resources/delete-removes-content"],
+  "mutable-owner-fields": ["sessions/update"],
+  "unguarded-request-update": ["requests/update-cas", "concurrency/record-races"],
+  "purge-keeps-events": ["retention/max-age"],
+  "unsubscribe-does-nothing": ["events/subscribe"],
+  "counts-tombstones": ["resources/tombstone", "resources/list-paging"],
+};
+
+function caseNamed(name: ConformanceCaseName) {
+  const found = ALL_CASES.find((c) => c.name === name);
+  if (!found) throw new Error(`no case ${name}`);
+  return found;
+}
+
+describe("the suite fails flawed stores", () => {
+  for (const [flaw, names] of Object.entries(flaws) as [NaiveStoreFlaw, ConformanceCaseName[]][]) {
+    for (const name of names) {
+      it(`${name} catches a store that ${flaw.replaceAll("-", " ")}`, async () => {
+        await expect(caseNamed(name).run(createNaiveStores())).resolves.toBeUndefined();
+        await expect(caseNamed(name).run(createNaiveStores(flaw))).rejects.toThrow();
+      });
+    }
+  }
+});

@@ -1,0 +1,317 @@
+import type {
+  ActiveRequestEntry,
+  CasResult,
+  FlowStores,
+  JsonObject,
+  RequestEvent,
+  RequestRecord,
+  ResourceStateRecord,
+  ScopeAddress,
+  SessionRecord,
+  Versioned,
+  WriteCondition,
+} from "@flowrt/core";
+import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+
+/** Deliberate defects, each of which one conformance case must catch. */
+export type NaiveStoreFlaw =
+  | "aliases-stored-values"
+  | "restarts-version-after-delete"
+  | "throws-on-conflict"
+  | "wildcard-prefix"
+  | "insertion-order-list"
+  | "code-point-order"
+  | "racy-compare-and-swap"
+  | "racy-event-seq"
+  | "ignores-bucket"
+  | "empty-content-reads-null"
+  | "keeps-content-on-delete"
+  | "mutable-owner-fields"
+  | "unguarded-request-update"
+  | "purge-keeps-events"
+  | "unsubscribe-does-nothing"
+  | "counts-tombstones";
+
+/**
+ * A deliberately simple store used only to test the suite itself: every operation scans. It
+ * proves the suite is passable, and its flawed variants prove the suite can fail.
+ */
+export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
+  const copy = <T>(value: T): T => (flaw === "aliases-stored-values" ? value : structuredClone(value));
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  const codePointCompare = (a: string, b: string) => {
+    const x = [...a].map((c) => c.codePointAt(0)!);
+    const y = [...b].map((c) => c.codePointAt(0)!);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return x.length - y.length;
+  };
+  const keyCompare = (a: string, b: string) =>
+    flaw === "code-point-order" ? codePointCompare(a, b) : a < b ? -1 : a > b ? 1 : 0;
+  const matchesPrefix = (key: string, prefix: string) =>
+    flaw === "wildcard-prefix"
+      ? new RegExp(
+          `^${prefix
+            .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+            .replace(/%|\*/g, ".*")
+            .replace(/_/g, ".")}`,
+        ).test(key)
+      : key.startsWith(prefix);
+  const sessions = new Map<string, SessionRecord>();
+  const requests = new Map<string, RequestRecord>();
+  const events = new Map<string, RequestEvent[]>();
+  const listeners = new Map<string, Set<(event: RequestEvent) => void>>();
+  const active = new Map<string, ActiveRequestEntry>();
+  const scopeState = new Map<string, Versioned<JsonObject>>();
+  type Row = { state: JsonObject | null; version: number; createdAt: number; accessedAt: number };
+  const rows = new Map<string, Map<string, Row>>();
+  const content = new Map<string, string>();
+
+  const addr = (a: ScopeAddress) =>
+    JSON.stringify([a.scope, a.scopeId, flaw === "ignores-bucket" ? "" : a.bucket]);
+  const bucketRows = (a: ScopeAddress) => {
+    let map = rows.get(addr(a));
+    if (!map) rows.set(addr(a), (map = new Map()));
+    return map;
+  };
+  const admits = (condition: WriteCondition, live: { version: number } | null) =>
+    condition.type === "any" ||
+    (condition.type === "absent" ? live === null : live !== null && live.version === condition.version);
+  const record = (key: string, row: Row): ResourceStateRecord => ({
+    key,
+    state: copy(row.state!),
+    version: row.version,
+    createdAt: row.createdAt,
+    accessedAt: row.accessedAt,
+  });
+  const liveOf = (row: Row | undefined) => (row && row.state !== null ? row : null);
+
+  return {
+    kind: "naive",
+    crossProcess: false,
+    async close() {},
+    sessions: {
+      async create(session) {
+        if (sessions.has(session.id)) return false;
+        sessions.set(session.id, copy(session));
+        return true;
+      },
+      async get(id) {
+        const found = sessions.get(id);
+        return found ? copy(found) : null;
+      },
+      async list(query) {
+        const matching = [...sessions.values()]
+          .filter(
+            (s) =>
+              (query.userId === undefined || s.userId === query.userId) &&
+              (query.orgId === undefined || s.orgId === query.orgId) &&
+              (query.flowIds === undefined || (s.flowId !== null && query.flowIds.includes(s.flowId))),
+          )
+          .sort((a, b) =>
+            a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+          );
+        const offset = query.offset ?? 0;
+        const end = query.limit === undefined ? undefined : offset + query.limit;
+        return { items: copy(matching.slice(offset, end)), total: matching.length };
+      },
+      async listChildren(parentSessionId, filter) {
+        return copy(
+          [...sessions.values()]
+            .filter(
+              (s) =>
+                s.parentSessionId === parentSessionId &&
+                s.userId === filter.userId &&
+                (filter.orgId === undefined || s.orgId === filter.orgId) &&
+                (filter.tenantId === undefined || s.tenantId === filter.tenantId) &&
+                (filter.flowId === undefined || s.flowId === filter.flowId),
+            )
+            .sort((a, b) =>
+              a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
+            ),
+        );
+      },
+      async update(id, patch) {
+        const found = sessions.get(id);
+        if (!found) return null;
+        if (flaw === "mutable-owner-fields") Object.assign(found, copy(patch));
+        if (patch.title !== undefined) found.title = patch.title;
+        if (patch.metadata !== undefined) found.metadata = copy(patch.metadata);
+        return copy(found);
+      },
+    },
+    requests: {
+      async create(request) {
+        if (requests.has(request.id)) return false;
+        requests.set(request.id, copy(request));
+        return true;
+      },
+      async get(id) {
+        const found = requests.get(id);
+        return found ? copy(found) : null;
+      },
+      async update(id, expectedVersion, patch): Promise<CasResult<RequestRecord>> {
+        const found = requests.get(id);
+        if (!found) return { ok: false, current: null };
+        if (found.version !== expectedVersion && flaw !== "unguarded-request-update")
+          return { ok: false, current: { value: copy(found), version: found.version } };
+        const { claim, ...rest } = copy(patch);
+        Object.assign(found, rest);
+        if (claim === null) delete found.claim;
+        else if (claim !== undefined) found.claim = claim;
+        found.version += 1;
+        return { ok: true, version: found.version };
+      },
+      async listByStatus(statuses, options = {}) {
+        return copy(
+          [...requests.values()]
+            .filter((r) => statuses.includes(r.status) && (!options.durableOnly || r.durable))
+            .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
+            .slice(0, options.limit),
+        );
+      },
+      async appendEvent(event) {
+        const log = events.get(event.requestId) ?? [];
+        events.set(event.requestId, log);
+        const seq = log.length + 1;
+        if (flaw === "racy-event-seq") await tick();
+        const stored: RequestEvent = { ...copy(event), seq };
+        log.push(stored);
+        for (const listener of listeners.get(event.requestId) ?? []) listener(copy(stored));
+        return copy(stored);
+      },
+      async readEvents(requestId, afterSeq = 0, limit) {
+        const after = (events.get(requestId) ?? []).filter((e) => e.seq > afterSeq);
+        return copy(after.slice(0, limit));
+      },
+      subscribe(requestId, listener) {
+        const set = listeners.get(requestId) ?? new Set();
+        listeners.set(requestId, set);
+        set.add(listener);
+        return () => {
+          if (flaw !== "unsubscribe-does-nothing") set.delete(listener);
+        };
+      },
+      async markActive(entry) {
+        active.set(entry.requestId, copy(entry));
+      },
+      async clearActive(requestId) {
+        active.delete(requestId);
+      },
+      async listActive(filter) {
+        return copy(
+          [...active.values()].filter(
+            (e) =>
+              (filter.userId === undefined || e.userId === filter.userId) &&
+              (filter.flowIds === undefined || filter.flowIds.includes(e.flowId)),
+          ),
+        );
+      },
+      async purgeFinished(policy) {
+        const now = policy.now ?? Date.now();
+        const finished = [...requests.values()]
+          .filter((r) => TERMINAL_REQUEST_STATUSES.includes(r.status))
+          .sort((a, b) => ((a.completedAt ?? "") < (b.completedAt ?? "") ? 1 : -1));
+        const doomed = finished.filter(
+          (r, i) =>
+            (policy.maxCount !== undefined && i >= policy.maxCount) ||
+            (policy.maxAgeMs !== undefined &&
+              Date.parse(r.completedAt ?? r.createdAt) < now - policy.maxAgeMs),
+        );
+        for (const r of doomed) {
+          requests.delete(r.id);
+          if (flaw !== "purge-keeps-events") events.delete(r.id);
+        }
+        return doomed.length;
+      },
+    },
+    scopeState: {
+      async get(address) {
+        const found = scopeState.get(addr(address));
+        return found ? copy(found) : null;
+      },
+      async put(address, value, condition) {
+        const live = scopeState.get(addr(address)) ?? null;
+        if (!admits(condition, live)) return { ok: false, current: live ? copy(live) : null };
+        const version = (live?.version ?? 0) + 1;
+        scopeState.set(addr(address), { value: copy(value), version });
+        return { ok: true, version };
+      },
+    },
+    resources: {
+      async getState(address, key) {
+        const row = liveOf(bucketRows(address).get(key));
+        return row ? record(key, row) : null;
+      },
+      async putState(address, key, state, condition) {
+        const map = bucketRows(address);
+        const row = map.get(key);
+        const live = liveOf(row);
+        if (flaw === "racy-compare-and-swap") await tick();
+        if (!admits(condition, live)) {
+          if (flaw === "throws-on-conflict") throw new Error("version conflict");
+          return { ok: false, current: live ? { value: copy(live.state!), version: live.version } : null };
+        }
+        const now = Date.now();
+        const version = (row?.version ?? 0) + 1;
+        map.set(key, {
+          state: copy(state),
+          version,
+          createdAt: live ? live.createdAt : now,
+          accessedAt: now,
+        });
+        return { ok: true, version };
+      },
+      async deleteState(address, key, condition) {
+        const map = bucketRows(address);
+        const row = map.get(key);
+        const live = liveOf(row);
+        if (!admits(condition, live)) {
+          return { ok: false, current: live ? { value: copy(live.state!), version: live.version } : null };
+        }
+        if (flaw !== "keeps-content-on-delete") content.delete(JSON.stringify([addr(address), key]));
+        if (!live) return { ok: true, version: row?.version ?? 0 };
+        if (flaw === "restarts-version-after-delete") {
+          map.delete(key);
+          return { ok: true, version: live.version + 1 };
+        }
+        live.state = null;
+        live.version += 1;
+        return { ok: true, version: live.version };
+      },
+      async touch(address, key, at = Date.now()) {
+        const row = liveOf(bucketRows(address).get(key));
+        if (row) row.accessedAt = at;
+      },
+      async list(address, options = {}) {
+        const prefix = options.prefix ?? "";
+        const matching = [...bucketRows(address).entries()]
+          .filter(
+            ([key, row]) =>
+              (row.state !== null || flaw === "counts-tombstones") && matchesPrefix(key, prefix),
+          )
+          .sort(([a], [b]) => (flaw === "insertion-order-list" ? 0 : keyCompare(a, b)));
+        const offset = options.offset ?? 0;
+        const end = options.limit === undefined ? undefined : offset + options.limit;
+        return {
+          items: matching.slice(offset, end).map(([key, row]) => record(key, row)),
+          total: matching.length,
+        };
+      },
+      async count(address, prefix = "") {
+        return [...bucketRows(address).entries()].filter(
+          ([key, row]) => (row.state !== null || flaw === "counts-tombstones") && matchesPrefix(key, prefix),
+        ).length;
+      },
+      async getContent(address, key) {
+        const body = content.get(JSON.stringify([addr(address), key]));
+        return flaw === "empty-content-reads-null" ? body || null : (body ?? null);
+      },
+      async putContent(address, key, body) {
+        content.set(JSON.stringify([addr(address), key]), body);
+      },
+      async deleteContent(address, key) {
+        content.delete(JSON.stringify([addr(address), key]));
+      },
+    },
+  };
+}

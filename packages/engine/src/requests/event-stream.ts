@@ -1,0 +1,86 @@
+import type { RequestEvent, RequestStore } from "@flowrt/core";
+import { TERMINAL_EVENT_TYPES } from "./event-types.js";
+
+export interface StreamOptions {
+  /** Replay starts after this seq (from `Last-Event-ID` or `?after=`). @default 0 */
+  afterSeq?: number;
+  signal?: AbortSignal;
+  /** Whether the request has already finished; then the log is replayed and the stream ends. */
+  isFinished?: () => Promise<boolean>;
+}
+
+/**
+ * The events of one request in `seq` order, without gaps or repeats: replayed from the store's log,
+ * then live. The stream subscribes before it reads the log, so an event appended in between is
+ * neither lost nor doubled; a live event that arrives ahead of a gap makes it re-read the log. It ends
+ * after a terminal event, or when `signal` aborts.
+ */
+export async function* streamRequestEvents(
+  store: RequestStore,
+  requestId: string,
+  options: StreamOptions = {},
+): AsyncGenerator<RequestEvent> {
+  let last = Math.max(0, Math.floor(options.afterSeq ?? 0));
+  const queue: RequestEvent[] = [];
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+  const unsubscribe = store.subscribe(requestId, (event) => {
+    queue.push(event);
+    notify();
+  });
+  options.signal?.addEventListener("abort", notify, { once: true });
+  try {
+    for (;;) {
+      if (options.signal?.aborted) return;
+      // Drain the log up to what is stored, then whatever arrived live in order.
+      const fromLog = await store.readEvents(requestId, last);
+      for (const event of fromLog) {
+        if (event.seq !== last + 1) break;
+        last = event.seq;
+        yield event;
+        if (TERMINAL_EVENT_TYPES.has(event.type)) return;
+      }
+      let needLog = false;
+      while (!needLog) {
+        queue.sort((a, b) => a.seq - b.seq);
+        while (queue.length > 0 && queue[0]!.seq <= last) queue.shift();
+        const next = queue[0];
+        if (next && next.seq === last + 1) {
+          queue.shift();
+          last = next.seq;
+          yield next;
+          if (TERMINAL_EVENT_TYPES.has(next.type)) return;
+          continue;
+        }
+        if (next) {
+          needLog = true; // a gap: the missing events are in the log
+          break;
+        }
+        if (options.signal?.aborted) return;
+        if (options.isFinished && (await options.isFinished())) {
+          needLog = true; // finished while we waited: the log holds the end
+          const rest = await store.readEvents(requestId, last);
+          if (rest.length === 0) return;
+          break;
+        }
+        if (queue.length > 0) continue; // arrived while isFinished was awaited
+        const timedOut = await new Promise<boolean>((resolve) => {
+          // A periodic look at the log covers a notification lost by a store spanning processes.
+          const timer = setTimeout(() => resolve(true), 1000);
+          timer.unref?.();
+          wake = () => {
+            clearTimeout(timer);
+            resolve(false);
+          };
+        });
+        if (timedOut) needLog = true;
+      }
+    }
+  } finally {
+    unsubscribe();
+    options.signal?.removeEventListener("abort", notify);
+  }
+}

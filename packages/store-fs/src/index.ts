@@ -1,1 +1,6 @@
-export {};
+export {
+  createFsStores,
+  DEFAULT_FS_RETENTION,
+  type FsRetentionOptions,
+  type FsStoresOptions,
+} from "./create-fs-stores.js";

@@ -1,0 +1,71 @@
+import type { ActiveRequestEntry } from "@flowrt/core";
+import { DocTable } from "./internal/doc-table.js";
+import type { FsContext } from "./internal/fs-context.js";
+import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { assertJsonObject, assertNonEmptyString, assertString } from "./internal/validate.js";
+
+/**
+ * The registry of running requests: one file per request under `active/`, mirrored in memory
+ * (read once, on first use) because it is small and listed often.
+ */
+export class FsActiveRegistry {
+  private readonly table: DocTable<ActiveRequestEntry>;
+  private entries: Promise<Map<string, ActiveRequestEntry>> | null = null;
+
+  constructor(
+    private readonly ctx: FsContext,
+    private readonly mutex: KeyedMutex,
+  ) {
+    this.table = new DocTable(ctx, "active");
+  }
+
+  async mark(entry: ActiveRequestEntry): Promise<void> {
+    assertJsonObject(entry, "entry");
+    assertNonEmptyString(entry.requestId, "entry.requestId");
+    assertString(entry.userId, "entry.userId");
+    const copy = structuredClone(entry);
+    const entries = await this.load();
+    await this.mutex.run(`active:${copy.requestId}`, async () => {
+      await this.table.write(copy.requestId, copy);
+      entries.set(copy.requestId, copy);
+    });
+  }
+
+  async clear(requestId: string): Promise<void> {
+    assertString(requestId, "requestId");
+    const entries = await this.load();
+    await this.mutex.run(`active:${requestId}`, async () => {
+      await this.table.remove(requestId);
+      entries.delete(requestId);
+    });
+  }
+
+  async list(filter: { userId?: string; flowIds?: string[] }): Promise<ActiveRequestEntry[]> {
+    const entries = await this.load();
+    const flows = filter.flowIds === undefined ? undefined : new Set(filter.flowIds);
+    return [...entries.values()]
+      .filter(
+        (entry) =>
+          (filter.userId === undefined || entry.userId === filter.userId) &&
+          (flows === undefined || flows.has(entry.flowId)),
+      )
+      .sort((a, b) => compare(a.startedAt, b.startedAt) || compare(a.requestId, b.requestId))
+      .map((entry) => structuredClone(entry));
+  }
+
+  private async load(): Promise<Map<string, ActiveRequestEntry>> {
+    await this.ctx.ready();
+    if (!this.entries) {
+      const loading = this.table.scan().then((docs) => new Map(docs.map((doc) => [doc.id, doc.data])));
+      this.entries = loading;
+      loading.catch(() => {
+        if (this.entries === loading) this.entries = null;
+      });
+    }
+    return this.entries;
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

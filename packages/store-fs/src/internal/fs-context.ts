@@ -1,0 +1,187 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { FlowError } from "@flowrt/core";
+
+/** Bumped when the on-disk layout changes incompatibly. */
+export const LAYOUT_FORMAT = 1;
+const MARKER_FILE = "flowrt-store.json";
+/** A temp file of a live process is left alone unless it is older than this (a reused pid). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * Shared file-system plumbing of one store instance: the root directory, atomic writes through a
+ * private temp folder, directory fsyncs and the startup sweep. Every store method awaits `ready()`.
+ */
+export class FsContext {
+  readonly root: string;
+  readonly fsync: boolean;
+  readonly tmpDir: string;
+  private readonly instanceId = randomBytes(4).toString("hex");
+  private tmpCounter = 0;
+  private readonly knownDirs = new Set<string>();
+  private readonly startup: Promise<void>;
+  private closed = false;
+
+  constructor(root: string, fsync: boolean) {
+    this.root = path.resolve(root);
+    this.fsync = fsync;
+    this.tmpDir = path.join(this.root, "tmp");
+    this.startup = this.init();
+    // Surfaced by the first operation that awaits ready(); never an unhandled rejection.
+    this.startup.catch(() => {});
+  }
+
+  /** Resolves once the directory is usable; throws when the store was closed or could not start. */
+  async ready(): Promise<void> {
+    if (this.closed) throw new FlowError("store-error", "The filesystem store is closed.");
+    await this.startup;
+  }
+
+  markClosed(): void {
+    this.closed = true;
+  }
+
+  /** Absolute path of a file or folder inside the store. */
+  resolve(...parts: string[]): string {
+    return path.join(this.root, ...parts);
+  }
+
+  private async init(): Promise<void> {
+    await this.ensureDir(this.tmpDir);
+    const markerPath = this.resolve(MARKER_FILE);
+    const marker = await readJsonFile<{ format?: unknown }>(markerPath);
+    if (marker === null) {
+      await this.writeAtomic(markerPath, `${JSON.stringify({ format: LAYOUT_FORMAT })}\n`);
+    } else if (marker.format !== LAYOUT_FORMAT) {
+      throw new FlowError(
+        "store-error",
+        `The directory ${this.root} holds a flowrt store of format ${String(marker.format)}; this version reads format ${LAYOUT_FORMAT}.`,
+      );
+    }
+    await this.sweepTemp();
+  }
+
+  /**
+   * Removes temp files that a crashed process left behind. A temp file is never read: its rename
+   * did not happen, so the write it belonged to was never acknowledged.
+   */
+  private async sweepTemp(): Promise<void> {
+    const names = await readdir(this.tmpDir);
+    const now = Date.now();
+    for (const name of names) {
+      const file = path.join(this.tmpDir, name);
+      const pid = Number.parseInt(name.split("-")[0] ?? "", 10);
+      let stale = !Number.isInteger(pid) || !processAlive(pid);
+      if (!stale) {
+        const info = await stat(file).catch(() => null);
+        stale = info !== null && now - info.mtimeMs > STALE_TEMP_MS;
+      }
+      if (stale) await rm(file, { force: true });
+    }
+  }
+
+  /** Creates a folder (and parents), fsyncing every parent whose entry list changed. */
+  async ensureDir(dir: string): Promise<void> {
+    if (this.knownDirs.has(dir)) return;
+    const first = await mkdir(dir, { recursive: true });
+    if (first !== undefined && this.fsync) {
+      const stop = path.dirname(first);
+      let current = dir;
+      for (;;) {
+        const parent = path.dirname(current);
+        await fsyncDir(parent);
+        if (parent === stop || parent === current) break;
+        current = parent;
+      }
+    }
+    this.knownDirs.add(dir);
+  }
+
+  /**
+   * Writes `data` to `target` so that a crash at any moment leaves the old or the new content:
+   * write a temp file, fsync it, rename it over the target, fsync the target's folder.
+   */
+  async writeAtomic(target: string, data: string): Promise<void> {
+    const dir = path.dirname(target);
+    await this.ensureDir(dir);
+    const tmp = path.join(this.tmpDir, `${process.pid}-${this.instanceId}-${this.tmpCounter++}.tmp`);
+    const handle = await open(tmp, "w");
+    try {
+      await handle.writeFile(data, "utf8");
+      if (this.fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(tmp, target);
+    } catch (error) {
+      await rm(tmp, { force: true });
+      throw error;
+    }
+    if (this.fsync) await fsyncDir(dir);
+  }
+
+  /** Removes a file if it exists and makes the removal durable. */
+  async remove(file: string): Promise<void> {
+    try {
+      await unlink(file);
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    if (this.fsync) await fsyncDir(path.dirname(file));
+  }
+}
+
+/** Reads and parses a JSON file; `null` when it does not exist. */
+export async function readJsonFile<T>(file: string): Promise<T | null> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    throw new FlowError("store-error", `The store file ${file} is not valid JSON.`, { cause });
+  }
+}
+
+export async function fsyncDir(dir: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(dir, "r");
+  } catch (error) {
+    // Some platforms (Windows) cannot open a folder; their renames are durable without it.
+    if (isErrno(error, "EISDIR") || isErrno(error, "EPERM") || isErrno(error, "EACCES")) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!isErrno(error, "EINVAL") && !isErrno(error, "EBADF")) throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+export function isNotFound(error: unknown): boolean {
+  return isErrno(error, "ENOENT");
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return isErrno(error, "EPERM");
+  }
+}

@@ -1,0 +1,71 @@
+import type { JsonObject, ScopeAddress, WriteCondition } from "@flowrt/core";
+import { FlowError } from "@flowrt/core";
+
+/** Bad input is refused with a clear error before anything touches the disk. */
+function invalid(message: string): FlowError {
+  return new FlowError("invalid-request", message);
+}
+
+export function assertString(value: unknown, name: string): asserts value is string {
+  if (typeof value !== "string") throw invalid(`${name} must be a string (got ${describe(value)}).`);
+}
+
+export function assertNonEmptyString(value: unknown, name: string): asserts value is string {
+  assertString(value, name);
+  if (value === "") throw invalid(`${name} must not be empty.`);
+}
+
+export function assertAddress(address: unknown): asserts address is ScopeAddress {
+  if (typeof address !== "object" || address === null) throw invalid("The scope address must be an object.");
+  const { scope, scopeId, bucket } = address as Partial<ScopeAddress>;
+  if (scope !== "session" && scope !== "user" && scope !== "org") {
+    throw invalid(`The scope must be "session", "user" or "org" (got ${describe(scope)}).`);
+  }
+  assertString(scopeId, "scopeId");
+  assertString(bucket, "bucket");
+}
+
+export function assertJsonObject(value: unknown, name: string): asserts value is JsonObject {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalid(`${name} must be a JSON object (got ${describe(value)}).`);
+  }
+}
+
+export function assertCondition(condition: unknown): asserts condition is WriteCondition {
+  const type = (condition as { type?: unknown } | null)?.type;
+  if (type === "absent" || type === "any") return;
+  if (type === "version") {
+    const version = (condition as { version?: unknown }).version;
+    if (Number.isInteger(version) && (version as number) >= 0) return;
+    throw invalid(`A version condition needs a non-negative integer version (got ${describe(version)}).`);
+  }
+  throw invalid(`The write condition must be "absent", "version" or "any" (got ${describe(type)}).`);
+}
+
+/** Whether a write under `condition` may proceed over the key's live version (`null` when absent). */
+export function conditionHolds(condition: WriteCondition, liveVersion: number | null): boolean {
+  switch (condition.type) {
+    case "absent":
+      return liveVersion === null;
+    case "version":
+      return liveVersion === condition.version;
+    case "any":
+      return true;
+  }
+}
+
+export function assertCount(value: unknown, name: string): asserts value is number | undefined {
+  if (value === undefined) return;
+  if (!Number.isSafeInteger(value) || (value as number) < 0) {
+    throw new FlowError(
+      "invalid-pagination",
+      `${name} must be a non-negative integer (got ${describe(value)}).`,
+    );
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return typeof value;
+}

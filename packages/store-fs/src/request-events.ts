@@ -1,0 +1,128 @@
+import type { NewRequestEvent, RequestEvent } from "@flowrt/core";
+import { AppendLog, readJsonLines } from "./internal/append-log.js";
+import type { FsContext } from "./internal/fs-context.js";
+import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { fannedPath, nameOf } from "./internal/naming.js";
+import { assertCount, assertJsonObject, assertNonEmptyString, assertString } from "./internal/validate.js";
+
+interface LogState {
+  log: AppendLog;
+  /** The seq the next append gets; `null` until the file was read (or after a failed write). */
+  next: number | null;
+}
+
+/**
+ * Per-request event logs: `events/<2 hex>/<request hash>.jsonl`, one event per line, appended with
+ * group commit. The next `seq` is kept in memory (read from the file on first use), so concurrent
+ * appends get consecutive numbers; they are written in that order, so the file has no gaps.
+ * Listeners are in-process.
+ */
+export class FsRequestEvents {
+  private readonly states = new Map<string, LogState>();
+  private readonly listeners = new Map<string, Set<(event: RequestEvent) => void>>();
+
+  constructor(
+    private readonly ctx: FsContext,
+    private readonly mutex: KeyedMutex,
+  ) {}
+
+  async append(event: NewRequestEvent): Promise<RequestEvent> {
+    assertJsonObject(event, "event");
+    assertNonEmptyString(event.requestId, "event.requestId");
+    assertNonEmptyString(event.type, "event.type");
+    assertString(event.at, "event.at");
+    assertJsonObject(event.data, "event.data");
+    const data = structuredClone(event.data);
+    await this.ctx.ready();
+    let state = await this.loaded(event.requestId);
+    // A failed write elsewhere may have reset the counter while this call waited.
+    while (state.next === null) state = await this.loaded(event.requestId);
+    const stored: RequestEvent = {
+      seq: state.next!++,
+      type: event.type,
+      requestId: event.requestId,
+      at: event.at,
+      data,
+    };
+    await state.log.append(JSON.stringify(stored), true, () => this.publish(stored));
+    return structuredClone(stored);
+  }
+
+  async read(requestId: string, afterSeq = 0, limit?: number): Promise<RequestEvent[]> {
+    assertString(requestId, "requestId");
+    assertCount(afterSeq, "afterSeq");
+    assertCount(limit, "limit");
+    await this.ctx.ready();
+    // Loading first repairs a line a crash cut short, before anyone reads the file.
+    await this.loaded(requestId);
+    const events = await readJsonLines<RequestEvent>(this.fileOf(requestId), { repair: false });
+    const after = events.filter((event) => event.seq > afterSeq);
+    return limit === undefined ? after : after.slice(0, limit);
+  }
+
+  subscribe(requestId: string, listener: (event: RequestEvent) => void): () => void {
+    assertString(requestId, "requestId");
+    let set = this.listeners.get(requestId);
+    if (!set) this.listeners.set(requestId, (set = new Set()));
+    const entry = (event: RequestEvent) => listener(event);
+    set.add(entry);
+    return () => {
+      const current = this.listeners.get(requestId);
+      if (!current) return;
+      current.delete(entry);
+      if (current.size === 0) this.listeners.delete(requestId);
+    };
+  }
+
+  /** Removes a request's log (retention). Call under the request's lock. */
+  async remove(requestId: string): Promise<void> {
+    const state = this.states.get(requestId);
+    if (state) await state.log.flush();
+    this.states.delete(requestId);
+    await this.ctx.remove(this.fileOf(requestId));
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all([...this.states.values()].map((state) => state.log.flush()));
+  }
+
+  private fileOf(requestId: string): string {
+    return this.ctx.resolve("events", fannedPath(nameOf(requestId), ".jsonl"));
+  }
+
+  private async loaded(requestId: string): Promise<LogState> {
+    const ready = this.states.get(requestId);
+    if (ready && ready.next !== null) return ready;
+    return this.mutex.run(`events:${requestId}`, async () => {
+      let state = this.states.get(requestId);
+      if (state && state.next !== null) return state;
+      const file = this.fileOf(requestId);
+      const events = await readJsonLines<RequestEvent>(file, { repair: true });
+      if (!state) {
+        const created: LogState = {
+          log: new AppendLog(this.ctx, file, () => {
+            // After a failed write the file is the truth again: re-read it before the next append.
+            created.next = null;
+          }),
+          next: null,
+        };
+        state = created;
+        this.states.set(requestId, state);
+      }
+      state.next = (events.at(-1)?.seq ?? 0) + 1;
+      return state;
+    });
+  }
+
+  private publish(event: RequestEvent): void {
+    const set = this.listeners.get(event.requestId);
+    if (!set) return;
+    for (const listener of [...set]) {
+      try {
+        listener(structuredClone(event));
+      } catch {
+        // A throwing listener must not break the append or starve the other listeners.
+      }
+    }
+  }
+}

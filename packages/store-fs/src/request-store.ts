@@ -1,0 +1,211 @@
+import type {
+  ActiveRequestEntry,
+  CasResult,
+  NewRequestEvent,
+  RequestEvent,
+  RequestPatch,
+  RequestRecord,
+  RequestStatus,
+  RequestStore,
+  RetentionPolicy,
+} from "@flowrt/core";
+import { FlowError, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+import { FsActiveRegistry } from "./active-registry.js";
+import { DocTable } from "./internal/doc-table.js";
+import type { FsContext } from "./internal/fs-context.js";
+import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { mapLimit } from "./internal/map-limit.js";
+import { assertCount, assertJsonObject, assertNonEmptyString, assertString } from "./internal/validate.js";
+import { FsRequestEvents } from "./request-events.js";
+
+/** What listing and retention need of a request, kept in memory; the record stays on disk. */
+type Summary = Pick<RequestRecord, "id" | "status" | "durable" | "createdAt" | "completedAt">;
+
+const TERMINAL = new Set<RequestStatus>(TERMINAL_REQUEST_STATUSES);
+
+/**
+ * Requests (one file per id under `requests/`), their event logs and the active registry.
+ * Summaries for `listByStatus` and `purgeFinished` are built by reading the folder once, on the
+ * first such call of this instance.
+ */
+export class FsRequestStore implements RequestStore {
+  private readonly table: DocTable<RequestRecord>;
+  private readonly events: FsRequestEvents;
+  private readonly active: FsActiveRegistry;
+  private summaries: Promise<Map<string, Summary>> | null = null;
+
+  constructor(
+    private readonly ctx: FsContext,
+    private readonly mutex: KeyedMutex,
+  ) {
+    this.table = new DocTable(ctx, "requests");
+    this.events = new FsRequestEvents(ctx, mutex);
+    this.active = new FsActiveRegistry(ctx, mutex);
+  }
+
+  async create(record: RequestRecord): Promise<boolean> {
+    assertJsonObject(record, "record");
+    assertNonEmptyString(record.id, "record.id");
+    assertString(record.status, "record.status");
+    assertString(record.createdAt, "record.createdAt");
+    const copy = structuredClone(record);
+    await this.ctx.ready();
+    return this.mutex.run(`request:${copy.id}`, async () => {
+      if ((await this.table.read(copy.id)) !== null) return false;
+      await this.table.write(copy.id, copy);
+      await this.noteSummary(copy);
+      return true;
+    });
+  }
+
+  async get(id: string): Promise<RequestRecord | null> {
+    assertString(id, "id");
+    await this.ctx.ready();
+    return this.table.read(id);
+  }
+
+  async update(id: string, expectedVersion: number, patch: RequestPatch): Promise<CasResult<RequestRecord>> {
+    assertString(id, "id");
+    assertCount(expectedVersion, "expectedVersion");
+    assertJsonObject(patch, "patch");
+    const copy = structuredClone(patch);
+    await this.ctx.ready();
+    return this.mutex.run(`request:${id}`, async () => {
+      const current = await this.table.read(id);
+      if (current === null) return { ok: false, current: null };
+      if (current.version !== expectedVersion)
+        return { ok: false, current: { value: current, version: current.version } };
+      const next = applyPatch(current, copy);
+      await this.table.write(id, next);
+      await this.noteSummary(next);
+      return { ok: true, version: next.version };
+    });
+  }
+
+  async listByStatus(
+    statuses: RequestStatus[],
+    options: { durableOnly?: boolean; limit?: number } = {},
+  ): Promise<RequestRecord[]> {
+    if (!Array.isArray(statuses)) throw new FlowError("invalid-request", "statuses must be an array.");
+    assertCount(options.limit, "limit");
+    const wanted = new Set(statuses);
+    const summaries = await this.loadSummaries();
+    const matches = [...summaries.values()]
+      .filter((s) => wanted.has(s.status) && (!options.durableOnly || s.durable))
+      .sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id));
+    const page = options.limit === undefined ? matches : matches.slice(0, options.limit);
+    const records = await mapLimit(page, 32, (s) => this.table.read(s.id));
+    return records.filter((record): record is RequestRecord => record !== null);
+  }
+
+  appendEvent(event: NewRequestEvent): Promise<RequestEvent> {
+    return this.events.append(event);
+  }
+
+  readEvents(requestId: string, afterSeq?: number, limit?: number): Promise<RequestEvent[]> {
+    return this.events.read(requestId, afterSeq, limit);
+  }
+
+  subscribe(requestId: string, listener: (event: RequestEvent) => void): () => void {
+    return this.events.subscribe(requestId, listener);
+  }
+
+  markActive(entry: ActiveRequestEntry): Promise<void> {
+    return this.active.mark(entry);
+  }
+
+  clearActive(requestId: string): Promise<void> {
+    return this.active.clear(requestId);
+  }
+
+  listActive(filter: { userId?: string; flowIds?: string[] }): Promise<ActiveRequestEntry[]> {
+    return this.active.list(filter);
+  }
+
+  async purgeFinished(policy: RetentionPolicy): Promise<number> {
+    const { maxAgeMs, maxCount } = policy;
+    if (maxAgeMs !== undefined && !(Number.isFinite(maxAgeMs) && maxAgeMs >= 0)) {
+      throw new FlowError("invalid-request", "maxAgeMs must be a non-negative number of milliseconds.");
+    }
+    assertCount(maxCount, "maxCount");
+    const now = policy.now ?? Date.now();
+    if (!Number.isFinite(now))
+      throw new FlowError("invalid-request", "now must be a number of ms since epoch.");
+    if (maxAgeMs === undefined && maxCount === undefined) return 0;
+
+    const summaries = await this.loadSummaries();
+    // Newest first by completion; a finished request without completedAt counts from its creation.
+    const finished = [...summaries.values()]
+      .filter((s) => TERMINAL.has(s.status))
+      .map((s) => ({ id: s.id, at: Date.parse(s.completedAt ?? s.createdAt) }))
+      .sort((a, b) => b.at - a.at || compare(b.id, a.id));
+    const doomed = finished.filter(
+      (s, rank) =>
+        (maxCount !== undefined && rank >= maxCount) || (maxAgeMs !== undefined && !(s.at >= now - maxAgeMs)),
+    );
+    let removed = 0;
+    for (const { id } of doomed) {
+      const gone = await this.mutex.run(`request:${id}`, async () => {
+        const record = await this.table.read(id);
+        // Re-checked under the lock: a request updated meanwhile is left for the next run.
+        if (record === null || !TERMINAL.has(record.status)) return false;
+        await this.mutex.run(`events:${id}`, () => this.events.remove(id));
+        await this.table.remove(id);
+        summaries.delete(id);
+        return true;
+      });
+      if (gone) removed++;
+    }
+    return removed;
+  }
+
+  async flush(): Promise<void> {
+    await this.events.flush();
+  }
+
+  private async noteSummary(record: RequestRecord): Promise<void> {
+    if (!this.summaries) return;
+    (await this.summaries).set(record.id, summaryOf(record));
+  }
+
+  private async loadSummaries(): Promise<Map<string, Summary>> {
+    await this.ctx.ready();
+    if (!this.summaries) {
+      const loading = this.table
+        .scan()
+        .then((docs) => new Map(docs.map((doc) => [doc.id, summaryOf(doc.data)] as const)));
+      this.summaries = loading;
+      loading.catch(() => {
+        if (this.summaries === loading) this.summaries = null;
+      });
+    }
+    return this.summaries;
+  }
+}
+
+function summaryOf(record: RequestRecord): Summary {
+  return {
+    id: record.id,
+    status: record.status,
+    durable: record.durable,
+    createdAt: record.createdAt,
+    completedAt: record.completedAt,
+  };
+}
+
+function applyPatch(current: RequestRecord, patch: RequestPatch): RequestRecord {
+  const next: RequestRecord = { ...current, version: current.version + 1 };
+  if (patch.status !== undefined) next.status = patch.status;
+  if (patch.output !== undefined) next.output = patch.output;
+  if (patch.error !== undefined) next.error = patch.error;
+  if (patch.metadata !== undefined) next.metadata = patch.metadata;
+  if (patch.startedAt !== undefined) next.startedAt = patch.startedAt;
+  if (patch.completedAt !== undefined) next.completedAt = patch.completedAt;
+  if (patch.claim === null) delete next.claim;
+  else if (patch.claim !== undefined) next.claim = patch.claim;
+  return next;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

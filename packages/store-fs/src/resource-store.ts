@@ -1,0 +1,304 @@
+import path from "node:path";
+import type {
+  CasResult,
+  JsonObject,
+  ListOptions,
+  Page,
+  ResourceStateRecord,
+  ResourceStore,
+  ScopeAddress,
+  WriteCondition,
+} from "@flowrt/core";
+import { FlowError } from "@flowrt/core";
+import { type FsContext, readJsonFile } from "./internal/fs-context.js";
+import { KeyIndex } from "./internal/key-index.js";
+import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { mapLimit } from "./internal/map-limit.js";
+import { addressId, fannedPath, nameOf } from "./internal/naming.js";
+import {
+  assertAddress,
+  assertCondition,
+  assertCount,
+  assertJsonObject,
+  assertString,
+  conditionHolds,
+} from "./internal/validate.js";
+
+/** A key's value file. `state: null` is a tombstone: the key is deleted but keeps its version. */
+interface ValueDoc {
+  key: string;
+  version: number;
+  state: JsonObject | null;
+  createdAt: number | null;
+  accessedAt: number | null;
+}
+
+interface ContentDoc {
+  key: string;
+  content: string;
+}
+
+interface Bucket {
+  dir: string;
+  name: string;
+  index: Promise<KeyIndex>;
+  /** Operations in flight; a bucket is only unloaded when idle. */
+  busy: number;
+}
+
+/** Loaded bucket indexes kept in memory before the least recently used idle ones are dropped. */
+const MAX_LOADED_BUCKETS = 1000;
+
+/**
+ * Resource state and content. Layout per (scope, scopeId, bucket) under
+ * `resources/<2 hex>/<bucket hash>/`: `index.log` (the live keys, see {@link KeyIndex}),
+ * `state/<2 hex>/<key hash>.json` (value files, tombstones included) and
+ * `content/<2 hex>/<key hash>.json` (content rows).
+ */
+export class FsResourceStore implements ResourceStore {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly ctx: FsContext,
+    private readonly mutex: KeyedMutex,
+  ) {}
+
+  async getState(address: ScopeAddress, key: string): Promise<ResourceStateRecord | null> {
+    assertAddress(address);
+    assertString(key, "key");
+    await this.ctx.ready();
+    return toRecord(await this.readValue(this.bucketDir(address), key));
+  }
+
+  async putState(
+    address: ScopeAddress,
+    key: string,
+    state: JsonObject,
+    condition: WriteCondition,
+  ): Promise<CasResult<JsonObject>> {
+    assertAddress(address);
+    assertString(key, "key");
+    assertJsonObject(state, "state");
+    assertCondition(condition);
+    const copy = structuredClone(state);
+    return this.withKey(address, key, async (bucket, index) => {
+      const current = await this.readValue(bucket.dir, key);
+      const liveVersion = current?.state ? current.version : null;
+      if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
+      const now = Date.now();
+      const next: ValueDoc = {
+        key,
+        version: (current?.version ?? 0) + 1,
+        state: copy,
+        createdAt: liveVersion === null ? now : current!.createdAt,
+        accessedAt: now,
+      };
+      const write = () => this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(next));
+      if (liveVersion === null) await index.transact(key, true, write);
+      else await write();
+      return { ok: true, version: next.version };
+    });
+  }
+
+  async deleteState(
+    address: ScopeAddress,
+    key: string,
+    condition: WriteCondition,
+  ): Promise<CasResult<JsonObject>> {
+    assertAddress(address);
+    assertString(key, "key");
+    assertCondition(condition);
+    return this.withKey(address, key, async (bucket, index) => {
+      const current = await this.readValue(bucket.dir, key);
+      const liveVersion = current?.state ? current.version : null;
+      if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
+      // Deleting what is not there changes nothing (a never-written key stays without a trace).
+      if (liveVersion === null) return { ok: true, version: current?.version ?? 0 };
+      // Content first: a crash in between leaves live state without content (a state the engine
+      // already handles after a failed content write), never content without its state.
+      await this.ctx.remove(this.contentFile(bucket.dir, key));
+      const tombstone: ValueDoc = {
+        key,
+        version: liveVersion + 1,
+        state: null,
+        createdAt: null,
+        accessedAt: null,
+      };
+      await index.transact(key, false, () =>
+        this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(tombstone)),
+      );
+      return { ok: true, version: tombstone.version };
+    });
+  }
+
+  async touch(address: ScopeAddress, key: string, at?: number): Promise<void> {
+    assertAddress(address);
+    assertString(key, "key");
+    if (at !== undefined && !Number.isFinite(at)) {
+      throw new FlowError("invalid-request", "touch: `at` must be a finite number of ms since epoch.");
+    }
+    await this.withKey(address, key, async (bucket) => {
+      const current = await this.readValue(bucket.dir, key);
+      if (!current?.state) return;
+      const next: ValueDoc = { ...current, accessedAt: at ?? Date.now() };
+      await this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(next));
+    });
+  }
+
+  async list(address: ScopeAddress, options: ListOptions = {}): Promise<Page<ResourceStateRecord>> {
+    assertAddress(address);
+    const prefix = options.prefix ?? "";
+    assertString(prefix, "prefix");
+    assertCount(options.offset, "offset");
+    assertCount(options.limit, "limit");
+    return this.withBucket(address, async (bucket, index) => {
+      const [start, end] = index.range(prefix);
+      const from = Math.min(end, start + (options.offset ?? 0));
+      const to = options.limit === undefined ? end : Math.min(end, from + options.limit);
+      const keys = index.slice(from, to);
+      // Only the page's value files are read; the index alone gives order and total.
+      const docs = await mapLimit(keys, 32, (key) => this.readValue(bucket.dir, key));
+      const items = docs.map(toRecord).filter((record): record is ResourceStateRecord => record !== null);
+      return { items, total: end - start };
+    });
+  }
+
+  async count(address: ScopeAddress, prefix = ""): Promise<number> {
+    assertAddress(address);
+    assertString(prefix, "prefix");
+    return this.withBucket(address, async (_bucket, index) => {
+      const [start, end] = index.range(prefix);
+      return end - start;
+    });
+  }
+
+  async getContent(address: ScopeAddress, key: string): Promise<string | null> {
+    assertAddress(address);
+    assertString(key, "key");
+    await this.ctx.ready();
+    const file = this.contentFile(this.bucketDir(address), key);
+    const doc = await readJsonFile<ContentDoc>(file);
+    if (doc === null) return null;
+    checkKey(doc.key, key, file);
+    return doc.content;
+  }
+
+  async putContent(address: ScopeAddress, key: string, content: string): Promise<void> {
+    assertAddress(address);
+    assertString(key, "key");
+    assertString(content, "content");
+    await this.withKey(address, key, (bucket) =>
+      this.ctx.writeAtomic(
+        this.contentFile(bucket.dir, key),
+        JSON.stringify({ key, content } satisfies ContentDoc),
+      ),
+    );
+  }
+
+  async deleteContent(address: ScopeAddress, key: string): Promise<void> {
+    assertAddress(address);
+    assertString(key, "key");
+    await this.withKey(address, key, (bucket) => this.ctx.remove(this.contentFile(bucket.dir, key)));
+  }
+
+  /** Waits for index log writes still queued (commit lines are written lazily). */
+  async flush(): Promise<void> {
+    for (const bucket of this.buckets.values()) {
+      const index = await bucket.index.catch(() => null);
+      await index?.flush().catch(() => {});
+    }
+  }
+
+  private withKey<T>(
+    address: ScopeAddress,
+    key: string,
+    work: (bucket: Bucket, index: KeyIndex) => Promise<T>,
+  ) {
+    return this.withBucket(address, (bucket, index) =>
+      this.mutex.run(`resource:${bucket.name}:${nameOf(key)}`, () => work(bucket, index)),
+    );
+  }
+
+  private async withBucket<T>(address: ScopeAddress, work: (bucket: Bucket, index: KeyIndex) => Promise<T>) {
+    await this.ctx.ready();
+    const bucket = this.bucket(address);
+    bucket.busy++;
+    try {
+      return await work(bucket, await bucket.index);
+    } finally {
+      bucket.busy--;
+    }
+  }
+
+  private bucketDir(address: ScopeAddress): string {
+    return this.ctx.resolve("resources", fannedPath(nameOf(addressId(address)), ""));
+  }
+
+  private bucket(address: ScopeAddress): Bucket {
+    const id = addressId(address);
+    const existing = this.buckets.get(id);
+    if (existing) {
+      // Re-insert to keep the map in least-recently-used order.
+      this.buckets.delete(id);
+      this.buckets.set(id, existing);
+      return existing;
+    }
+    const dir = this.bucketDir(address);
+    const index = KeyIndex.load(this.ctx, path.join(dir, "index.log"), async (key) =>
+      Boolean((await this.readValue(dir, key))?.state),
+    );
+    const bucket: Bucket = { dir, name: path.basename(dir), index, busy: 0 };
+    // A failed load is retried by the next call rather than cached.
+    index.catch(() => {
+      if (this.buckets.get(id) === bucket) this.buckets.delete(id);
+    });
+    this.buckets.set(id, bucket);
+    this.evictIdle();
+    return bucket;
+  }
+
+  private evictIdle(): void {
+    if (this.buckets.size <= MAX_LOADED_BUCKETS) return;
+    for (const [id, bucket] of this.buckets) {
+      if (this.buckets.size <= MAX_LOADED_BUCKETS) break;
+      // An idle bucket has no transaction in flight (only lazily written commit lines, which
+      // recovery does not need), so the next use can reload it from disk.
+      if (bucket.busy === 0) this.buckets.delete(id);
+    }
+  }
+
+  private valueFile(bucketDir: string, key: string): string {
+    return path.join(bucketDir, "state", fannedPath(nameOf(key), ".json"));
+  }
+
+  private contentFile(bucketDir: string, key: string): string {
+    return path.join(bucketDir, "content", fannedPath(nameOf(key), ".json"));
+  }
+
+  private async readValue(bucketDir: string, key: string): Promise<ValueDoc | null> {
+    const file = this.valueFile(bucketDir, key);
+    const doc = await readJsonFile<ValueDoc>(file);
+    if (doc !== null) checkKey(doc.key, key, file);
+    return doc;
+  }
+}
+
+function checkKey(stored: unknown, key: string, file: string): void {
+  if (stored !== key)
+    throw new FlowError("store-error", `The store file ${file} holds another key than its name says.`);
+}
+
+function toRecord(doc: ValueDoc | null): ResourceStateRecord | null {
+  if (!doc?.state) return null;
+  return {
+    key: doc.key,
+    state: doc.state,
+    version: doc.version,
+    createdAt: doc.createdAt ?? 0,
+    accessedAt: doc.accessedAt ?? doc.createdAt ?? 0,
+  };
+}
+
+function currentOf(doc: ValueDoc | null): { value: JsonObject; version: number } | null {
+  return doc?.state ? { value: doc.state, version: doc.version } : null;
+}

@@ -1,0 +1,51 @@
+import type {
+  CasResult,
+  JsonObject,
+  ScopeAddress,
+  ScopeStateStore,
+  Versioned,
+  WriteCondition,
+} from "@flowrt/core";
+import { DocTable } from "./internal/doc-table.js";
+import type { FsContext } from "./internal/fs-context.js";
+import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { addressId } from "./internal/naming.js";
+import { assertAddress, assertCondition, assertJsonObject, conditionHolds } from "./internal/validate.js";
+
+/** Session, user and org state records, one file per (scope, scopeId, bucket) under `scope-state/`. */
+export class FsScopeStateStore implements ScopeStateStore {
+  private readonly table: DocTable<Versioned<JsonObject>>;
+
+  constructor(
+    private readonly ctx: FsContext,
+    private readonly mutex: KeyedMutex,
+  ) {
+    this.table = new DocTable(ctx, "scope-state");
+  }
+
+  async get(address: ScopeAddress): Promise<Versioned<JsonObject> | null> {
+    assertAddress(address);
+    await this.ctx.ready();
+    return this.table.read(addressId(address));
+  }
+
+  async put(
+    address: ScopeAddress,
+    value: JsonObject,
+    condition: WriteCondition,
+  ): Promise<CasResult<JsonObject>> {
+    assertAddress(address);
+    assertJsonObject(value, "value");
+    assertCondition(condition);
+    const copy = structuredClone(value);
+    await this.ctx.ready();
+    const id = addressId(address);
+    return this.mutex.run(`scope-state:${id}`, async () => {
+      const current = await this.table.read(id);
+      if (!conditionHolds(condition, current?.version ?? null)) return { ok: false, current };
+      const version = (current?.version ?? 0) + 1;
+      await this.table.write(id, { value: copy, version });
+      return { ok: true, version };
+    });
+  }
+}

@@ -1,1 +1,10 @@
-export {};
+export type {
+  NotificationHandler,
+  PostgresDriver,
+  PostgresListener,
+  Queryable,
+  QueryResultLike,
+} from "./driver.js";
+export { MIGRATIONS, type Migration } from "./migrations.js";
+export { createPgliteDriver, type PgliteLike } from "./pglite-driver.js";
+export { createPostgresStores, type PostgresStores, type PostgresStoresOptions } from "./stores.js";

@@ -1,0 +1,206 @@
+/**
+ * Live delivery of request events across hosts. Appends NOTIFY `<seq>:<requestId>` on commit; one
+ * listening connection per store (opened on the first subscribe) hears them. A notification only
+ * says "read the log": each subscriber keeps the last seq it got and the hub reads the table after
+ * it, so a lost, merged or late notification never skips or reorders an event.
+ *
+ * Where a subscriber starts: with the listener up, at the first event whose notification arrives
+ * after it subscribed (events committed later always notify later). While the listener is still
+ * starting (first subscribe of a store, or after a dropped connection) it starts after the log's
+ * last seq read at subscribe time, lowered by any append this store made after the subscribe;
+ * once listening, the log is read again so events from the start-up window are not lost. Re-delivery
+ * of an event the consumer also read from the log is possible; consumers deduplicate by seq.
+ */
+import type { RequestEvent } from "@flowrt/core";
+import type { PostgresDriver, PostgresListener } from "./driver.js";
+import { toEvent } from "./rows.js";
+import type { StoreSql } from "./sql.js";
+
+interface Subscriber {
+  listener: (event: RequestEvent) => void;
+  /** Last seq delivered or skipped; null until the starting point is known. */
+  after: number | null;
+  delivered: boolean;
+  /** Order of creation, to tell whether an append started after the subscribe. */
+  tick: number;
+  open: boolean;
+}
+
+const PAGE = 500;
+const RETRY_MS = [100, 500, 1_000, 5_000];
+
+export class EventHub {
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly pumps = new Map<string, { again: boolean }>();
+  private listener: PostgresListener | null = null;
+  private starting: Promise<void> | null = null;
+  private listening = false;
+  private failures = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private tick = 0;
+  private closed = false;
+
+  constructor(
+    private readonly driver: PostgresDriver,
+    private readonly sql: StoreSql,
+    private readonly channel: string,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  subscribe(requestId: string, listener: (event: RequestEvent) => void): () => void {
+    if (this.closed) return () => {};
+    const sub: Subscriber = { listener, after: null, delivered: false, tick: ++this.tick, open: true };
+    let set = this.subscribers.get(requestId);
+    if (!set) {
+      set = new Set();
+      this.subscribers.set(requestId, set);
+    }
+    set.add(sub);
+    if (!this.listening) {
+      this.startListening();
+      this.driver
+        .query<{ last_seq: unknown }>(this.sql.requests.lastSeq, [requestId])
+        .then(({ rows }) => {
+          this.lowerStart(sub, rows[0] ? Number(rows[0].last_seq) : 0);
+          this.pump(requestId);
+        })
+        .catch(this.onError);
+    }
+    return () => {
+      sub.open = false;
+      const current = this.subscribers.get(requestId);
+      current?.delete(sub);
+      if (current?.size === 0) this.subscribers.delete(requestId);
+    };
+  }
+
+  /** Marks the start of an append by this store; pass the result to {@link appended}. */
+  beginAppend(): number {
+    return this.tick;
+  }
+
+  /** An append by this store committed: deliver without waiting for the notification. */
+  appended(requestId: string, seq: number, startTick: number): void {
+    const set = this.subscribers.get(requestId);
+    if (!set) return;
+    for (const sub of set) if (sub.tick <= startTick) this.lowerStart(sub, seq - 1);
+    this.pump(requestId);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscribers.clear();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.starting?.catch(() => {});
+    const listener = this.listener;
+    this.listener = null;
+    this.listening = false;
+    await listener?.close();
+  }
+
+  private lowerStart(sub: Subscriber, candidate: number): void {
+    if (sub.delivered) return;
+    sub.after = sub.after === null ? candidate : Math.min(sub.after, candidate);
+  }
+
+  private notified(payload: string): void {
+    const colon = payload.indexOf(":");
+    const seq = Number(payload.slice(0, colon));
+    const requestId = payload.slice(colon + 1);
+    if (colon < 0 || !Number.isInteger(seq) || requestId === "") {
+      // A request id too long for a notification: check every subscribed request.
+      for (const id of this.subscribers.keys()) this.pump(id);
+      return;
+    }
+    const set = this.subscribers.get(requestId);
+    if (!set) return;
+    for (const sub of set) this.lowerStart(sub, seq - 1);
+    this.pump(requestId);
+  }
+
+  private startListening(): void {
+    if (this.starting || this.listening || this.closed || this.retryTimer) return;
+    this.starting = this.driver
+      .listen(
+        this.channel,
+        (payload) => this.notified(payload),
+        (error) => this.lost(error),
+      )
+      .then(
+        async (listener) => {
+          this.starting = null;
+          if (this.closed) {
+            await listener.close();
+            return;
+          }
+          this.listener = listener;
+          this.listening = true;
+          this.failures = 0;
+          // Catch up on whatever committed while the listener was starting.
+          for (const id of this.subscribers.keys()) this.pump(id);
+        },
+        (error) => {
+          this.starting = null;
+          this.lost(error);
+        },
+      );
+  }
+
+  private lost(error: unknown): void {
+    this.listener = null;
+    this.listening = false;
+    if (this.closed) return;
+    this.onError(error);
+    const delay = RETRY_MS[Math.min(this.failures, RETRY_MS.length - 1)] as number;
+    this.failures++;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.subscribers.size > 0) this.startListening();
+    }, delay);
+    this.retryTimer.unref?.();
+  }
+
+  /** Reads the log after the subscribers' positions and delivers in order; one run per request at a time. */
+  private pump(requestId: string): void {
+    const running = this.pumps.get(requestId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.pumps.set(requestId, state);
+    const run = async () => {
+      do {
+        state.again = false;
+        await this.drain(requestId);
+      } while (state.again && !this.closed);
+    };
+    run()
+      .catch(this.onError)
+      .finally(() => this.pumps.delete(requestId));
+  }
+
+  private async drain(requestId: string): Promise<void> {
+    for (;;) {
+      const set = this.subscribers.get(requestId);
+      if (!set || this.closed) return;
+      const ready = [...set].filter((sub) => sub.after !== null);
+      if (ready.length === 0) return;
+      const from = Math.min(...ready.map((sub) => sub.after as number));
+      const { rows } = await this.driver.query(this.sql.requests.readEvents, [requestId, from, PAGE]);
+      for (const row of rows) {
+        for (const sub of ready) {
+          if (!sub.open || sub.after === null || Number(row.seq) <= sub.after) continue;
+          sub.after = Number(row.seq);
+          sub.delivered = true;
+          try {
+            sub.listener(toEvent(row));
+          } catch (error) {
+            this.onError(error);
+          }
+        }
+      }
+      if (rows.length < PAGE) return;
+    }
+  }
+}

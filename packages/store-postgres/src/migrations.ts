@@ -1,0 +1,117 @@
+/**
+ * The ordered schema migrations. Append new ones at the end with the next id; never edit one that
+ * has shipped. `runMigrations` applies the missing ones in one transaction under an advisory lock,
+ * so two hosts starting together apply each migration once.
+ */
+import type { PostgresDriver } from "./driver.js";
+import type { StoreSql, TableNames } from "./sql.js";
+
+export interface Migration {
+  id: number;
+  name: string;
+  statements: (n: TableNames) => string[];
+}
+
+const SCOPE_COLUMNS = "scope text NOT NULL, scope_id text NOT NULL, bucket text NOT NULL";
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: "sessions and requests",
+    statements: (n) => [
+      `CREATE TABLE ${n.sessions} (
+        id text PRIMARY KEY, flow_id text, flow_kind text NOT NULL, user_id text NOT NULL, org_id text, tenant_id text,
+        parent_session_id text, root_session_id text NOT NULL, title text, metadata json NOT NULL, created_at text NOT NULL)`,
+      `CREATE INDEX ON ${n.sessions} (user_id, created_at DESC, id DESC)`,
+      `CREATE INDEX ON ${n.sessions} (parent_session_id, created_at, id) WHERE parent_session_id IS NOT NULL`,
+      `CREATE TABLE ${n.requests} (
+        id text PRIMARY KEY, session_id text NOT NULL, flow_id text NOT NULL, flow_kind text NOT NULL, action text NOT NULL,
+        user_id text NOT NULL, org_id text, status text NOT NULL, input json, output json, error json, metadata json NOT NULL,
+        durable boolean NOT NULL, claim_host text, claim_until bigint, version bigint NOT NULL, created_at text NOT NULL,
+        started_at text, completed_at text, completed_ms bigint)`,
+      `CREATE INDEX ON ${n.requests} (status, created_at, id)`,
+      `CREATE INDEX ON ${n.requests} (completed_ms DESC, id DESC) WHERE status IN ('completed', 'failed', 'aborted')`,
+      `CREATE TABLE ${n.eventSeq} (request_id text PRIMARY KEY, last_seq bigint NOT NULL)`,
+      `CREATE TABLE ${n.events} (
+        request_id text NOT NULL, seq bigint NOT NULL, type text NOT NULL, at text NOT NULL, data json NOT NULL,
+        PRIMARY KEY (request_id, seq))`,
+      `CREATE TABLE ${n.active} (
+        request_id text PRIMARY KEY, session_id text NOT NULL, flow_id text NOT NULL, user_id text NOT NULL, org_id text,
+        action text NOT NULL, started_at text NOT NULL)`,
+    ],
+  },
+  {
+    id: 2,
+    name: "scope state and resources",
+    statements: (n) => [
+      `CREATE TABLE ${n.scopeState} (${SCOPE_COLUMNS}, value json NOT NULL, version bigint NOT NULL, PRIMARY KEY (scope, scope_id, bucket))`,
+      // Keys are UTF-16BE bytes (see key-codec.ts), so the primary key's order is the contract's key order.
+      `CREATE TABLE ${n.resources} (${SCOPE_COLUMNS}, key bytea NOT NULL, state json, version bigint NOT NULL,
+        deleted boolean NOT NULL, created_at bigint NOT NULL, accessed_at bigint NOT NULL, PRIMARY KEY (scope, scope_id, bucket, key))`,
+      // Pages and counts walk live keys only, without visiting tombstones or reading state.
+      `CREATE INDEX flowrt_resources_live ON ${n.resources} (scope, scope_id, bucket, key) WHERE NOT deleted`,
+      `CREATE TABLE ${n.contents} (${SCOPE_COLUMNS}, key bytea NOT NULL, body text NOT NULL, PRIMARY KEY (scope, scope_id, bucket, key))`,
+      // Live-key counts for "" and every prefix ending in "/", kept by trigger so count() of a
+      // collection is one row read however many items it holds.
+      `CREATE TABLE ${n.counts} (${SCOPE_COLUMNS}, prefix bytea NOT NULL, live bigint NOT NULL, PRIMARY KEY (scope, scope_id, bucket, prefix))`,
+      `CREATE FUNCTION ${n.countFunction}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        row_key bytea;
+        delta bigint;
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          row_key := OLD.key; delta := -1;
+        ELSE
+          row_key := NEW.key; delta := CASE WHEN NEW.deleted THEN -1 ELSE 1 END;
+        END IF;
+        -- Ascending prefix order, so concurrent writers lock counter rows in the same order.
+        INSERT INTO ${n.counts} AS c (scope, scope_id, bucket, prefix, live)
+        SELECT COALESCE(NEW.scope, OLD.scope), COALESCE(NEW.scope_id, OLD.scope_id), COALESCE(NEW.bucket, OLD.bucket), p.prefix, delta
+        FROM (
+          SELECT ''::bytea AS prefix
+          UNION ALL
+          SELECT substring(row_key FROM 1 FOR i + 2) FROM generate_series(0, length(row_key) - 2, 2) AS i
+          WHERE get_byte(row_key, i) = 0 AND get_byte(row_key, i + 1) = 47
+        ) AS p
+        ORDER BY p.prefix
+        ON CONFLICT (scope, scope_id, bucket, prefix) DO UPDATE SET live = c.live + EXCLUDED.live;
+        RETURN NULL;
+      END
+      $fn$`,
+      `CREATE TRIGGER flowrt_resources_count_insert AFTER INSERT ON ${n.resources}
+        FOR EACH ROW WHEN (NOT NEW.deleted) EXECUTE FUNCTION ${n.countFunction}()`,
+      `CREATE TRIGGER flowrt_resources_count_update AFTER UPDATE ON ${n.resources}
+        FOR EACH ROW WHEN (OLD.deleted IS DISTINCT FROM NEW.deleted) EXECUTE FUNCTION ${n.countFunction}()`,
+      `CREATE TRIGGER flowrt_resources_count_delete AFTER DELETE ON ${n.resources}
+        FOR EACH ROW WHEN (NOT OLD.deleted) EXECUTE FUNCTION ${n.countFunction}()`,
+    ],
+  },
+];
+
+/**
+ * Applies the migrations not yet recorded, in order, in one transaction. The advisory lock (keyed
+ * by schema) makes a second host wait and then find everything applied. Returns the ids applied.
+ */
+export async function runMigrations(
+  driver: PostgresDriver,
+  sql: StoreSql,
+  names: TableNames,
+  schema: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  return driver.transaction(async (tx) => {
+    await tx.query(sql.advisoryLock, [schema]);
+    await tx.query(sql.createSchema);
+    await tx.query(sql.createMigrations);
+    const { rows } = await tx.query<{ id: number }>(sql.appliedMigrations);
+    const applied = new Set(rows.map((row) => Number(row.id)));
+    const done: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.id - b.id)) {
+      if (applied.has(migration.id)) continue;
+      for (const statement of migration.statements(names)) await tx.query(statement);
+      await tx.query(sql.recordMigration, [migration.id, migration.name]);
+      done.push(migration.id);
+    }
+    return done;
+  });
+}

@@ -1,0 +1,146 @@
+import type { RequestRecord, RequestStore } from "@flowrt/core";
+import type { Queryable } from "./driver.js";
+import type { EventHub } from "./event-hub.js";
+import { toActive, toEpochMs, toEvent, toJsonText, toRequest } from "./rows.js";
+import type { StoreSql } from "./sql.js";
+
+/** Longest request id (in UTF-8 bytes) sent in a notification; PostgreSQL caps payloads near 8000 bytes. */
+const MAX_NOTIFIED_ID_BYTES = 4000;
+
+export function createRequestStore(
+  db: Queryable,
+  sql: StoreSql["requests"],
+  hub: EventHub,
+  channel: string,
+): RequestStore {
+  const current = async (id: string): Promise<RequestRecord | null> => {
+    const { rows } = await db.query(sql.get, [id]);
+    return rows[0] ? toRequest(rows[0]) : null;
+  };
+
+  return {
+    async create(record) {
+      const { rows } = await db.query(sql.insert, [
+        record.id,
+        record.sessionId,
+        record.flowId,
+        record.flowKind,
+        record.action,
+        record.userId,
+        record.orgId ?? null,
+        record.status,
+        toJsonText(record.input ?? null),
+        toJsonText(record.output),
+        toJsonText(record.error),
+        JSON.stringify(record.metadata ?? {}),
+        record.durable,
+        record.claim?.hostId ?? null,
+        record.claim?.until ?? null,
+        record.version,
+        record.createdAt,
+        record.startedAt ?? null,
+        record.completedAt ?? null,
+        toEpochMs(record.completedAt),
+      ]);
+      return rows.length === 1;
+    },
+
+    get: current,
+
+    async update(id, expectedVersion, patch) {
+      const claimGiven = patch.claim !== undefined;
+      const { rows } = await db.query(sql.update, [
+        id,
+        expectedVersion,
+        patch.status ?? null,
+        patch.output !== undefined,
+        toJsonText(patch.output),
+        patch.error !== undefined,
+        toJsonText(patch.error),
+        patch.metadata === undefined ? null : JSON.stringify(patch.metadata),
+        claimGiven,
+        patch.claim?.hostId ?? null,
+        patch.claim?.until ?? null,
+        patch.startedAt ?? null,
+        patch.completedAt ?? null,
+        toEpochMs(patch.completedAt),
+      ]);
+      if (rows[0]) return { ok: true, version: Number(rows[0].version) };
+      const record = await current(id);
+      return { ok: false, current: record ? { value: record, version: record.version } : null };
+    },
+
+    async listByStatus(statuses, options) {
+      if (statuses.length === 0) return [];
+      const { rows } = await db.query(sql.listByStatus, [
+        statuses,
+        options?.durableOnly === true,
+        options?.limit === undefined ? null : Math.max(0, Math.floor(options.limit)),
+      ]);
+      return rows.map(toRequest);
+    },
+
+    async appendEvent(event) {
+      const tick = hub.beginAppend();
+      const notifiedId = Buffer.byteLength(event.requestId) <= MAX_NOTIFIED_ID_BYTES ? event.requestId : "";
+      const { rows } = await db.query<{ seq: unknown }>(sql.appendEvent, [
+        event.requestId,
+        event.type,
+        event.at,
+        JSON.stringify(event.data ?? {}),
+        channel,
+        notifiedId,
+      ]);
+      const seq = Number(rows[0]?.seq);
+      hub.appended(event.requestId, seq, tick);
+      return {
+        seq,
+        type: event.type,
+        requestId: event.requestId,
+        at: event.at,
+        data: structuredClone(event.data ?? {}),
+      };
+    },
+
+    async readEvents(requestId, afterSeq = 0, limit) {
+      const { rows } = await db.query(sql.readEvents, [
+        requestId,
+        afterSeq,
+        limit === undefined ? null : Math.max(0, Math.floor(limit)),
+      ]);
+      return rows.map(toEvent);
+    },
+
+    subscribe: (requestId, listener) => hub.subscribe(requestId, listener),
+
+    async markActive(entry) {
+      await db.query(sql.markActive, [
+        entry.requestId,
+        entry.sessionId,
+        entry.flowId,
+        entry.userId,
+        entry.orgId ?? null,
+        entry.action,
+        entry.startedAt,
+      ]);
+    },
+
+    async clearActive(requestId) {
+      await db.query(sql.clearActive, [requestId]);
+    },
+
+    async listActive(filter) {
+      const { rows } = await db.query(sql.listActive, [filter.userId ?? null, filter.flowIds ?? null]);
+      return rows.map(toActive);
+    },
+
+    async purgeFinished(policy) {
+      const now = policy.now ?? Date.now();
+      const cutoff = policy.maxAgeMs === undefined ? null : Math.floor(now - policy.maxAgeMs);
+      const keep = policy.maxCount === undefined ? null : Math.max(0, Math.floor(policy.maxCount));
+      if (cutoff === null && keep === null) return 0;
+      const { rows } = await db.query<{ removed: unknown }>(sql.purge, [cutoff, keep]);
+      return Number(rows[0]?.removed ?? 0);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import type { CasResult, JsonObject, ResourceStore, ScopeAddress } from "@flowrt/core";
+import type { Queryable } from "./driver.js";
+import { encodeKey, isCountedPrefix, prefixRange } from "./key-codec.js";
+import { pageBounds, toResourceState } from "./rows.js";
+import type { StoreSql } from "./sql.js";
+
+export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): ResourceStore {
+  const at = (address: ScopeAddress, key: string): unknown[] => [
+    address.scope,
+    address.scopeId,
+    address.bucket,
+    encodeKey(key),
+  ];
+  const scope = (address: ScopeAddress): unknown[] => [address.scope, address.scopeId, address.bucket];
+
+  const getState: ResourceStore["getState"] = async (address, key) => {
+    const { rows } = await db.query(sql.get, at(address, key));
+    return rows[0] ? toResourceState(rows[0]) : null;
+  };
+
+  const lost = async (address: ScopeAddress, key: string): Promise<CasResult<JsonObject>> => {
+    const record = await getState(address, key);
+    return { ok: false, current: record ? { value: record.state, version: record.version } : null };
+  };
+
+  const count: ResourceStore["count"] = async (address, prefix = "") => {
+    if (isCountedPrefix(prefix)) {
+      const { rows } = await db.query<{ live: unknown }>(sql.countCounter, [
+        ...scope(address),
+        encodeKey(prefix),
+      ]);
+      return Number(rows[0]?.live ?? 0);
+    }
+    const { low, high } = prefixRange(prefix);
+    const { rows } =
+      high === null
+        ? await db.query<{ live: unknown }>(sql.countFrom, [...scope(address), low])
+        : await db.query<{ live: unknown }>(sql.countRange, [...scope(address), low, high]);
+    return Number(rows[0]?.live ?? 0);
+  };
+
+  return {
+    getState,
+
+    async putState(address, key, state, condition) {
+      const params = [...at(address, key), JSON.stringify(state), Date.now()];
+      const { rows } =
+        condition.type === "absent"
+          ? await db.query<{ version: unknown }>(sql.insertAbsent, params)
+          : condition.type === "version"
+            ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
+            : await db.query<{ version: unknown }>(sql.upsert, params);
+      return rows[0] ? { ok: true, version: Number(rows[0].version) } : lost(address, key);
+    },
+
+    async deleteState(address, key, condition) {
+      if (condition.type === "absent") {
+        // "Delete only if nothing is there" deletes nothing: it succeeds when the key is absent.
+        const record = await getState(address, key);
+        if (record) return { ok: false, current: { value: record.state, version: record.version } };
+        const { rows } = await db.query<{ version: unknown }>(sql.lastVersion, at(address, key));
+        return { ok: true, version: Number(rows[0]?.version ?? 0) };
+      }
+      const expected = condition.type === "version" ? condition.version : null;
+      const { rows } = await db.query<{ version: unknown }>(sql.delete, [...at(address, key), expected]);
+      if (rows[0]) return { ok: true, version: Number(rows[0].version) };
+      if (condition.type === "version") return lost(address, key);
+      // Nothing live to delete: a no-op, reporting the version the key has reached (0 if never written).
+      const last = await db.query<{ version: unknown }>(sql.lastVersion, at(address, key));
+      return { ok: true, version: Number(last.rows[0]?.version ?? 0) };
+    },
+
+    async touch(address, key, time = Date.now()) {
+      await db.query(sql.touch, [...at(address, key), Math.floor(time)]);
+    },
+
+    async list(address, options = {}) {
+      const prefix = options.prefix ?? "";
+      const { low, high } = prefixRange(prefix);
+      const [offset, limit] = pageBounds(options.offset, options.limit);
+      const [page, total] = await Promise.all([
+        high === null
+          ? db.query(sql.pageFrom, [...scope(address), low, offset, limit])
+          : db.query(sql.pageRange, [...scope(address), low, offset, limit, high]),
+        count(address, prefix),
+      ]);
+      return { items: page.rows.map(toResourceState), total };
+    },
+
+    count,
+
+    async getContent(address, key) {
+      const { rows } = await db.query<{ body: string }>(sql.getContent, at(address, key));
+      return rows[0] ? rows[0].body : null;
+    },
+
+    async putContent(address, key, content) {
+      await db.query(sql.putContent, [...at(address, key), content]);
+    },
+
+    async deleteContent(address, key) {
+      await db.query(sql.deleteContent, at(address, key));
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Row ↔ record mapping. JSON columns are selected as text and parsed here, so every read returns
+ * fresh objects, `null` JSON stays distinct from a missing value, and `pg` and PGlite behave alike.
+ * Integer columns arrive as strings (`pg`) or numbers (PGlite); `Number()` reads both.
+ */
+import type {
+  ActiveRequestEntry,
+  JsonObject,
+  JsonValue,
+  RequestError,
+  RequestEvent,
+  RequestRecord,
+  RequestStatus,
+  ResourceStateRecord,
+  SessionRecord,
+} from "@flowrt/core";
+import { decodeKey } from "./key-codec.js";
+
+type Row = Record<string, unknown>;
+
+export function toJsonText(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+function parseJson<T>(text: unknown): T | undefined {
+  return typeof text === "string" ? (JSON.parse(text) as T) : undefined;
+}
+
+function optionalText(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+export function toSession(row: Row): SessionRecord {
+  const session: SessionRecord = {
+    id: row.id as string,
+    flowId: (row.flow_id as string | null) ?? null,
+    flowKind: row.flow_kind as string,
+    userId: row.user_id as string,
+    rootSessionId: row.root_session_id as string,
+    metadata: parseJson<JsonObject>(row.metadata) ?? {},
+    createdAt: row.created_at as string,
+  };
+  const orgId = optionalText(row.org_id);
+  if (orgId !== undefined) session.orgId = orgId;
+  const tenantId = optionalText(row.tenant_id);
+  if (tenantId !== undefined) session.tenantId = tenantId;
+  const parent = optionalText(row.parent_session_id);
+  if (parent !== undefined) session.parentSessionId = parent;
+  const title = optionalText(row.title);
+  if (title !== undefined) session.title = title;
+  return session;
+}
+
+export function toRequest(row: Row): RequestRecord {
+  const record: RequestRecord = {
+    id: row.id as string,
+    sessionId: row.session_id as string,
+    flowId: row.flow_id as string,
+    flowKind: row.flow_kind as string,
+    action: row.action as string,
+    userId: row.user_id as string,
+    status: row.status as RequestStatus,
+    input: parseJson<JsonValue>(row.input) ?? null,
+    metadata: parseJson<JsonObject>(row.metadata) ?? {},
+    durable: row.durable as boolean,
+    version: Number(row.version),
+    createdAt: row.created_at as string,
+  };
+  const orgId = optionalText(row.org_id);
+  if (orgId !== undefined) record.orgId = orgId;
+  const output = parseJson<JsonValue>(row.output);
+  if (output !== undefined) record.output = output;
+  const error = parseJson<RequestError>(row.error);
+  if (error !== undefined) record.error = error;
+  if (typeof row.claim_host === "string" && row.claim_until !== null && row.claim_until !== undefined) {
+    record.claim = { hostId: row.claim_host, until: Number(row.claim_until) };
+  }
+  const startedAt = optionalText(row.started_at);
+  if (startedAt !== undefined) record.startedAt = startedAt;
+  const completedAt = optionalText(row.completed_at);
+  if (completedAt !== undefined) record.completedAt = completedAt;
+  return record;
+}
+
+export function toEvent(row: Row): RequestEvent {
+  return {
+    seq: Number(row.seq),
+    type: row.type as string,
+    requestId: row.request_id as string,
+    at: row.at as string,
+    data: parseJson<JsonObject>(row.data) ?? {},
+  };
+}
+
+export function toActive(row: Row): ActiveRequestEntry {
+  const entry: ActiveRequestEntry = {
+    requestId: row.request_id as string,
+    sessionId: row.session_id as string,
+    flowId: row.flow_id as string,
+    userId: row.user_id as string,
+    action: row.action as string,
+    startedAt: row.started_at as string,
+  };
+  const orgId = optionalText(row.org_id);
+  if (orgId !== undefined) entry.orgId = orgId;
+  return entry;
+}
+
+export function toResourceState(row: Row): ResourceStateRecord {
+  return {
+    key: decodeKey(row.key as Uint8Array),
+    state: parseJson<JsonObject>(row.state) ?? {},
+    version: Number(row.version),
+    createdAt: Number(row.created_at),
+    accessedAt: Number(row.accessed_at),
+  };
+}
+
+/** `Date.parse` of an ISO time, or null when it is missing or unreadable (such rows sort as oldest). */
+export function toEpochMs(iso: string | undefined): number | null {
+  if (iso === undefined) return null;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** Offset and limit as whole, non-negative numbers; a missing limit is null (SQL `LIMIT NULL`: no limit). */
+export function pageBounds(offset: number | undefined, limit: number | undefined): [number, number | null] {
+  const whole = (value: number) => (Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0);
+  return [
+    whole(offset ?? 0),
+    limit === undefined || limit === Number.POSITIVE_INFINITY ? null : whole(limit),
+  ];
+}

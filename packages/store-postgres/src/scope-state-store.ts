@@ -1,0 +1,32 @@
+import type { CasResult, JsonObject, ScopeStateStore, Versioned } from "@flowrt/core";
+import type { Queryable } from "./driver.js";
+import type { StoreSql } from "./sql.js";
+
+export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]): ScopeStateStore {
+  const get = async (
+    address: Parameters<ScopeStateStore["get"]>[0],
+  ): Promise<Versioned<JsonObject> | null> => {
+    const { rows } = await db.query<{ value: string; version: unknown }>(sql.get, [
+      address.scope,
+      address.scopeId,
+      address.bucket,
+    ]);
+    const row = rows[0];
+    return row ? { value: JSON.parse(row.value) as JsonObject, version: Number(row.version) } : null;
+  };
+
+  return {
+    get,
+    async put(address, value, condition): Promise<CasResult<JsonObject>> {
+      const params: unknown[] = [address.scope, address.scopeId, address.bucket, JSON.stringify(value)];
+      const { rows } =
+        condition.type === "absent"
+          ? await db.query<{ version: unknown }>(sql.insert, params)
+          : condition.type === "version"
+            ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
+            : await db.query<{ version: unknown }>(sql.upsert, params);
+      if (rows[0]) return { ok: true, version: Number(rows[0].version) };
+      return { ok: false, current: await get(address) };
+    },
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * Every SQL statement the stores run, built once per store for its schema. Statements are single
+ * and parameterised; compare-and-swap writes guard on the version column inside the statement, so
+ * the database settles races between hosts.
+ */
+import { createHash } from "node:crypto";
+
+/** Quotes an identifier for SQL text. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export interface TableNames {
+  schema: string;
+  migrations: string;
+  sessions: string;
+  requests: string;
+  events: string;
+  eventSeq: string;
+  active: string;
+  scopeState: string;
+  resources: string;
+  contents: string;
+  counts: string;
+  countFunction: string;
+  /** NOTIFY channel for appended events: a plain identifier, the same on every host using the schema. */
+  channel: string;
+}
+
+export function tableNames(schema: string): TableNames {
+  const q = (table: string) => `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  const digest = createHash("sha256").update(schema).digest("hex").slice(0, 16);
+  return {
+    schema: quoteIdent(schema),
+    migrations: q("flowrt_migrations"),
+    sessions: q("flowrt_sessions"),
+    requests: q("flowrt_requests"),
+    events: q("flowrt_request_events"),
+    eventSeq: q("flowrt_request_event_seq"),
+    active: q("flowrt_active_requests"),
+    scopeState: q("flowrt_scope_state"),
+    resources: q("flowrt_resources"),
+    contents: q("flowrt_resource_contents"),
+    counts: q("flowrt_resource_counts"),
+    countFunction: q("flowrt_resources_count"),
+    channel: `flowrt_events_${digest}`,
+  };
+}
+
+const SESSION_COLUMNS =
+  "id, flow_id, flow_kind, user_id, org_id, tenant_id, parent_session_id, root_session_id, title, metadata::text AS metadata, created_at";
+
+const REQUEST_COLUMNS =
+  "id, session_id, flow_id, flow_kind, action, user_id, org_id, status, input::text AS input, output::text AS output, " +
+  "error::text AS error, metadata::text AS metadata, durable, claim_host, claim_until, version, created_at, started_at, completed_at";
+
+const RESOURCE_COLUMNS = "key, state::text AS state, version, created_at, accessed_at";
+
+const TERMINAL = "('completed', 'failed', 'aborted')";
+
+const SCOPE_WHERE = "scope = $1 AND scope_id = $2 AND bucket = $3";
+const KEY_WHERE = `${SCOPE_WHERE} AND key = $4`;
+
+export function buildSql(n: TableNames) {
+  return {
+    advisoryLock: "SELECT pg_advisory_xact_lock(1718382455, hashtext($1))",
+    createSchema: `CREATE SCHEMA IF NOT EXISTS ${n.schema}`,
+    createMigrations: `CREATE TABLE IF NOT EXISTS ${n.migrations} (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    appliedMigrations: `SELECT id FROM ${n.migrations}`,
+    recordMigration: `INSERT INTO ${n.migrations} (id, name) VALUES ($1, $2)`,
+
+    sessions: {
+      insert: `INSERT INTO ${n.sessions} (id, flow_id, flow_kind, user_id, org_id, tenant_id, parent_session_id, root_session_id, title, metadata, created_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::json, $11) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      get: `SELECT ${SESSION_COLUMNS} FROM ${n.sessions} WHERE id = $1`,
+      /** `$1` user, `$2` org, `$3` flow ids (each null for no filter), `$4` offset, `$5` limit (null: all). */
+      list: `SELECT ${SESSION_COLUMNS} FROM ${n.sessions}
+        WHERE ($1::text IS NULL OR user_id = $1) AND ($2::text IS NULL OR org_id = $2) AND ($3::text[] IS NULL OR flow_id = ANY($3::text[]))
+        ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`,
+      count: `SELECT count(*)::bigint AS total FROM ${n.sessions}
+        WHERE ($1::text IS NULL OR user_id = $1) AND ($2::text IS NULL OR org_id = $2) AND ($3::text[] IS NULL OR flow_id = ANY($3::text[]))`,
+      /** `$5` says whether to narrow by flow id, `$6` the flow id (null matches sessions without one). */
+      children: `SELECT ${SESSION_COLUMNS} FROM ${n.sessions}
+        WHERE parent_session_id = $1 AND user_id = $2 AND ($3::text IS NULL OR org_id = $3) AND ($4::text IS NULL OR tenant_id = $4)
+          AND (NOT $5::boolean OR flow_id IS NOT DISTINCT FROM $6::text)
+        ORDER BY created_at, id`,
+      update: `UPDATE ${n.sessions} SET title = CASE WHEN $2::boolean THEN $3::text ELSE title END, metadata = COALESCE($4::json, metadata)
+        WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
+    },
+
+    requests: {
+      insert: `INSERT INTO ${n.requests} (id, session_id, flow_id, flow_kind, action, user_id, org_id, status, input, output, error, metadata,
+          durable, claim_host, claim_until, version, created_at, started_at, completed_at, completed_ms)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10::json, $11::json, $12::json, $13, $14, $15, $16, $17, $18, $19, $20)
+        ON CONFLICT (id) DO NOTHING RETURNING id`,
+      get: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests} WHERE id = $1`,
+      /**
+       * The compare-and-swap update. Each optional field comes as a "given" flag and a value, so a
+       * patch can set a JSON null or release the claim; a status change and a claim land together.
+       */
+      update: `UPDATE ${n.requests} SET
+          status = COALESCE($3::text, status),
+          output = CASE WHEN $4::boolean THEN $5::json ELSE output END,
+          error = CASE WHEN $6::boolean THEN $7::json ELSE error END,
+          metadata = COALESCE($8::json, metadata),
+          claim_host = CASE WHEN $9::boolean THEN $10::text ELSE claim_host END,
+          claim_until = CASE WHEN $9::boolean THEN $11::bigint ELSE claim_until END,
+          started_at = COALESCE($12::text, started_at),
+          completed_at = COALESCE($13::text, completed_at),
+          completed_ms = CASE WHEN $13::text IS NULL THEN completed_ms ELSE $14::bigint END,
+          version = version + 1
+        WHERE id = $1 AND version = $2 RETURNING ${REQUEST_COLUMNS}`,
+      listByStatus: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests}
+        WHERE status = ANY($1::text[]) AND (NOT $2::boolean OR durable) ORDER BY created_at, id LIMIT $3`,
+      /**
+       * Takes the next seq from a per-request counter row (its row lock orders concurrent appends, so
+       * seqs commit in order without gaps), stores the event and notifies in the same statement;
+       * the notification goes out on commit, when the row is visible to other hosts.
+       */
+      appendEvent: `WITH next AS (
+          INSERT INTO ${n.eventSeq} AS s (request_id, last_seq) VALUES ($1, 1)
+          ON CONFLICT (request_id) DO UPDATE SET last_seq = s.last_seq + 1 RETURNING last_seq
+        ), ins AS (
+          INSERT INTO ${n.events} (request_id, seq, type, at, data) SELECT $1, last_seq, $2, $3, $4::json FROM next RETURNING seq
+        )
+        SELECT seq, pg_notify($5::text, seq::text || ':' || $6::text)::text AS notified FROM ins`,
+      readEvents: `SELECT seq, type, request_id, at, data::text AS data FROM ${n.events}
+        WHERE request_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      lastSeq: `SELECT last_seq FROM ${n.eventSeq} WHERE request_id = $1`,
+      markActive: `INSERT INTO ${n.active} (request_id, session_id, flow_id, user_id, org_id, action, started_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)
+        ON CONFLICT (request_id) DO UPDATE SET session_id = EXCLUDED.session_id, flow_id = EXCLUDED.flow_id, user_id = EXCLUDED.user_id,
+          org_id = EXCLUDED.org_id, action = EXCLUDED.action, started_at = EXCLUDED.started_at`,
+      clearActive: `DELETE FROM ${n.active} WHERE request_id = $1`,
+      listActive: `SELECT request_id, session_id, flow_id, user_id, org_id, action, started_at FROM ${n.active}
+        WHERE ($1::text IS NULL OR user_id = $1) AND ($2::text[] IS NULL OR flow_id = ANY($2::text[])) ORDER BY started_at, request_id`,
+      /** `$1` cutoff in ms (null: no age limit), `$2` how many finished requests to keep (null: no count limit). */
+      purge: `WITH doomed AS (
+          SELECT id FROM ${n.requests} WHERE status IN ${TERMINAL} AND (
+            ($1::bigint IS NOT NULL AND completed_ms < $1::bigint)
+            OR ($2::bigint IS NOT NULL AND id IN (
+              SELECT id FROM ${n.requests} WHERE status IN ${TERMINAL} ORDER BY completed_ms DESC NULLS LAST, id DESC OFFSET $2::bigint)))
+        ), events AS (DELETE FROM ${n.events} WHERE request_id IN (SELECT id FROM doomed)),
+        seqs AS (DELETE FROM ${n.eventSeq} WHERE request_id IN (SELECT id FROM doomed)),
+        active AS (DELETE FROM ${n.active} WHERE request_id IN (SELECT id FROM doomed)),
+        removed AS (DELETE FROM ${n.requests} WHERE id IN (SELECT id FROM doomed) RETURNING id)
+        SELECT count(*)::bigint AS removed FROM removed`,
+    },
+
+    scopeState: {
+      get: `SELECT value::text AS value, version FROM ${n.scopeState} WHERE ${SCOPE_WHERE}`,
+      insert: `INSERT INTO ${n.scopeState} (scope, scope_id, bucket, value, version) VALUES ($1, $2, $3, $4::json, 1)
+        ON CONFLICT (scope, scope_id, bucket) DO NOTHING RETURNING version`,
+      updateVersion: `UPDATE ${n.scopeState} SET value = $4::json, version = version + 1 WHERE ${SCOPE_WHERE} AND version = $5 RETURNING version`,
+      upsert: `INSERT INTO ${n.scopeState} AS t (scope, scope_id, bucket, value, version) VALUES ($1, $2, $3, $4::json, 1)
+        ON CONFLICT (scope, scope_id, bucket) DO UPDATE SET value = EXCLUDED.value, version = t.version + 1 RETURNING version`,
+    },
+
+    resources: {
+      get: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources} WHERE ${KEY_WHERE} AND NOT deleted`,
+      /** Creates the key, or revives its tombstone with the next version. */
+      insertAbsent: `INSERT INTO ${n.resources} AS r (scope, scope_id, bucket, key, state, version, deleted, created_at, accessed_at)
+        VALUES ($1, $2, $3, $4, $5::json, 1, false, $6, $6)
+        ON CONFLICT (scope, scope_id, bucket, key) DO UPDATE SET state = EXCLUDED.state, version = r.version + 1, deleted = false,
+          created_at = EXCLUDED.created_at, accessed_at = EXCLUDED.accessed_at
+        WHERE r.deleted RETURNING version`,
+      updateVersion: `UPDATE ${n.resources} SET state = $5::json, version = version + 1, accessed_at = $6
+        WHERE ${KEY_WHERE} AND NOT deleted AND version = $7 RETURNING version`,
+      upsert: `INSERT INTO ${n.resources} AS r (scope, scope_id, bucket, key, state, version, deleted, created_at, accessed_at)
+        VALUES ($1, $2, $3, $4, $5::json, 1, false, $6, $6)
+        ON CONFLICT (scope, scope_id, bucket, key) DO UPDATE SET state = EXCLUDED.state, version = r.version + 1, deleted = false,
+          created_at = CASE WHEN r.deleted THEN EXCLUDED.created_at ELSE r.created_at END, accessed_at = EXCLUDED.accessed_at
+        RETURNING version`,
+      /** Tombstones the live value (guarded by `$5` unless null) and drops the content row in the same statement. */
+      delete: `WITH d AS (
+          UPDATE ${n.resources} SET deleted = true, state = NULL, version = version + 1
+          WHERE ${KEY_WHERE} AND NOT deleted AND ($5::bigint IS NULL OR version = $5::bigint) RETURNING version
+        ), c AS (
+          DELETE FROM ${n.contents} WHERE ${KEY_WHERE} AND (EXISTS (SELECT 1 FROM d) OR $5::bigint IS NULL)
+        )
+        SELECT version FROM d`,
+      /** The version a key has reached, tombstone included. */
+      lastVersion: `SELECT version FROM ${n.resources} WHERE ${KEY_WHERE}`,
+      touch: `UPDATE ${n.resources} SET accessed_at = $5 WHERE ${KEY_WHERE} AND NOT deleted`,
+      /** A page in key order from the live-key index: `$4` low bound, `$5` offset, `$6` limit (null: all). */
+      pageFrom: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
+        WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4 ORDER BY key OFFSET $5 LIMIT $6`,
+      /** The same, bounded above by `$7`. */
+      pageRange: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
+        WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4 AND key < $7 ORDER BY key OFFSET $5 LIMIT $6`,
+      countCounter: `SELECT live FROM ${n.counts} WHERE ${SCOPE_WHERE} AND prefix = $4`,
+      countFrom: `SELECT count(*)::bigint AS live FROM ${n.resources} WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4`,
+      countRange: `SELECT count(*)::bigint AS live FROM ${n.resources} WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4 AND key < $5`,
+      getContent: `SELECT body FROM ${n.contents} WHERE ${KEY_WHERE}`,
+      putContent: `INSERT INTO ${n.contents} (scope, scope_id, bucket, key, body) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (scope, scope_id, bucket, key) DO UPDATE SET body = EXCLUDED.body`,
+      deleteContent: `DELETE FROM ${n.contents} WHERE ${KEY_WHERE}`,
+    },
+  };
+}
+
+export type StoreSql = ReturnType<typeof buildSql>;

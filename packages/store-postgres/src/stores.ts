@@ -1,0 +1,115 @@
+import type { FlowStores } from "@flowrt/core";
+import type pg from "pg";
+import type { PostgresDriver } from "./driver.js";
+import { EventHub } from "./event-hub.js";
+import { runMigrations } from "./migrations.js";
+import { createOwnedPool, createPgDriver } from "./pg-driver.js";
+import { createRequestStore } from "./request-store.js";
+import { createResourceStore } from "./resource-store.js";
+import { createScopeStateStore } from "./scope-state-store.js";
+import { createSessionStore } from "./session-store.js";
+import { buildSql, tableNames } from "./sql.js";
+
+interface CommonOptions {
+  /**
+   * Schema holding the tables (`flowrt_*`). Stores on one database with different schemas are
+   * fully separate, live events included. `setup()` creates it when missing.
+   * @default "public"
+   */
+  schema?: string;
+  /**
+   * Called with errors that have no caller to throw to: a dropped listening connection (it is
+   * reopened), a failed live read, a subscriber that threw.
+   * @default logs with console.error
+   */
+  onError?: (error: unknown) => void;
+}
+
+export type PostgresStoresOptions = CommonOptions &
+  (
+    | {
+        /** A `pg` pool you own: the stores use it and leave it open on `close()`. */
+        pool: pg.Pool;
+        connectionString?: never;
+        driver?: never;
+      }
+    | {
+        /** Creates a pool the stores own and end on `close()`. */
+        connectionString: string;
+        /** Pool size for the owned pool. @default 10 (the `pg` default) */
+        max?: number;
+        pool?: never;
+        driver?: never;
+      }
+    | {
+        /** Any other connection, e.g. `createPgliteDriver(new PGlite())`. */
+        driver: PostgresDriver;
+        pool?: never;
+        connectionString?: never;
+      }
+  );
+
+export interface PostgresStores extends FlowStores {
+  readonly kind: "postgres";
+  readonly crossProcess: true;
+  /**
+   * Creates the schema and tables, applying missing migrations in order. Idempotent, and safe when
+   * several hosts call it at once. Call it before using the stores.
+   */
+  setup(): Promise<void>;
+}
+
+/**
+ * Stores on PostgreSQL. Compare-and-swap and create-only writes hold across every host on the
+ * database, and request events appended on one host reach subscribers on all of them.
+ *
+ * @example
+ * const stores = createPostgresStores({ connectionString: process.env.DATABASE_URL });
+ * await stores.setup();
+ * const host = createFlowHost({ flows, stores });
+ */
+export function createPostgresStores(options: PostgresStoresOptions): PostgresStores {
+  const schema = options.schema ?? "public";
+  if (typeof schema !== "string" || schema === "")
+    throw new TypeError("createPostgresStores: `schema` must be a non-empty string.");
+  const onError = options.onError ?? ((error: unknown) => console.error("[@flowrt/store-postgres]", error));
+  const driver = toDriver(options, onError);
+  const names = tableNames(schema);
+  const sql = buildSql(names);
+  const hub = new EventHub(driver, sql, names.channel, onError);
+  let closed: Promise<void> | null = null;
+
+  return {
+    kind: "postgres",
+    crossProcess: true,
+    sessions: createSessionStore(driver, sql.sessions),
+    requests: createRequestStore(driver, sql.requests, hub, names.channel),
+    scopeState: createScopeStateStore(driver, sql.scopeState),
+    resources: createResourceStore(driver, sql.resources),
+    async setup() {
+      await runMigrations(driver, sql, names, schema);
+    },
+    close() {
+      closed ??= hub.close().finally(() => driver.close());
+      return closed;
+    },
+  };
+}
+
+function toDriver(options: PostgresStoresOptions, onError: (error: unknown) => void): PostgresDriver {
+  const given = [options.pool, options.connectionString, options.driver].filter(
+    (value) => value !== undefined,
+  );
+  if (given.length !== 1) {
+    throw new TypeError("createPostgresStores: pass exactly one of `pool`, `connectionString` or `driver`.");
+  }
+  if (options.driver) return options.driver;
+  if (options.pool) return createPgDriver(options.pool, { ownsPool: false });
+  if (typeof options.connectionString !== "string" || options.connectionString === "") {
+    throw new TypeError("createPostgresStores: `connectionString` must be a non-empty string.");
+  }
+  const pool = createOwnedPool(options.connectionString, "max" in options ? options.max : undefined);
+  // An idle client's error is emitted on the pool; without a handler it would crash the process.
+  pool.on("error", onError);
+  return createPgDriver(pool, { ownsPool: true });
+}

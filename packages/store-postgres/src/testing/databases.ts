@@ -1,0 +1,73 @@
+/**
+ * Test databases: the server at `DATABASE_URL` when set, else an in-process PGlite. Each store gets
+ * its own schema, so tests and concurrent runs never see each other's rows.
+ */
+import { randomBytes } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { createPgliteDriver } from "../pglite-driver.js";
+import { createPostgresStores, type PostgresStores, type PostgresStoresOptions } from "../stores.js";
+
+export const DATABASE_URL = process.env.DATABASE_URL;
+export const backend = DATABASE_URL ? "server" : "pglite";
+
+export function uniqueSchema(): string {
+  return `flowrt_test_${randomBytes(6).toString("hex")}`;
+}
+
+let pglite: Promise<PGlite> | null = null;
+
+/** One PGlite per test file (starting one takes about a second). */
+export function sharedPglite(): Promise<PGlite> {
+  pglite ??= PGlite.create();
+  return pglite;
+}
+
+export async function closeSharedPglite(): Promise<void> {
+  const db = pglite;
+  pglite = null;
+  await (await db)?.close();
+}
+
+export interface TestStores {
+  stores: PostgresStores;
+  schema: string;
+  /** Runs SQL on the same database (a separate pool on a server). */
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  destroy(): Promise<void>;
+}
+
+/** Stores in a fresh schema, set up. `schema` reuses one (a second "host" on the same data). */
+export async function createTestStores(
+  options: { schema?: string; onError?: PostgresStoresOptions["onError"] } = {},
+): Promise<TestStores> {
+  const schema = options.schema ?? uniqueSchema();
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  if (DATABASE_URL) {
+    const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    const stores = createPostgresStores({ connectionString: DATABASE_URL, schema, onError });
+    await stores.setup();
+    return {
+      stores,
+      schema,
+      query: async (text, params) => (await admin.query(text, params)).rows,
+      async destroy() {
+        await stores.close();
+        if (!options.schema) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await admin.end();
+      },
+    };
+  }
+  const db = await sharedPglite();
+  const stores = createPostgresStores({ driver: createPgliteDriver(db), schema, onError });
+  await stores.setup();
+  return {
+    stores,
+    schema,
+    query: async (text, params) => (await db.query<never>(text, params)).rows,
+    async destroy() {
+      await stores.close();
+      if (!options.schema) await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    },
+  };
+}

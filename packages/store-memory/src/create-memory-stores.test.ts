@@ -1,0 +1,166 @@
+import type { RequestRecord, ScopeAddress } from "@flowrt/core";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createMemoryStores, DEFAULT_MEMORY_RETENTION } from "./create-memory-stores.js";
+
+const address: ScopeAddress = { scope: "session", scopeId: "s1", bucket: "shared" };
+
+function request(id: string, overrides: Partial<RequestRecord> = {}): RequestRecord {
+  return {
+    id,
+    sessionId: "s1",
+    flowId: "f",
+    flowKind: "f",
+    action: "a",
+    userId: "u",
+    status: "queued",
+    input: null,
+    metadata: {},
+    durable: false,
+    version: 1,
+    createdAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe("createMemoryStores", () => {
+  it("names itself and does not claim cross-process guarantees", async () => {
+    const stores = createMemoryStores();
+    expect(stores.kind).toBe("memory");
+    expect(stores.crossProcess).toBe(false);
+    await stores.close();
+  });
+
+  it("documents its retention defaults: 24 hours, 10 000 finished requests, every minute", () => {
+    expect(DEFAULT_MEMORY_RETENTION).toEqual({ maxAgeMs: 86_400_000, maxCount: 10_000, intervalMs: 60_000 });
+    expect(Object.isFrozen(DEFAULT_MEMORY_RETENTION)).toBe(true);
+  });
+
+  it("purges finished requests and their events on the retention timer", async () => {
+    vi.useFakeTimers();
+    const stores = createMemoryStores({ retention: { maxAgeMs: 1000, maxCount: 2, intervalMs: 500 } });
+    const now = new Date().toISOString();
+    await stores.requests.create(request("done", { status: "completed", completedAt: now }));
+    await stores.requests.create(request("running", { status: "running" }));
+    await stores.requests.appendEvent({ requestId: "done", type: "request.completed", at: now, data: {} });
+    for (const id of ["c1", "c2", "c3"]) {
+      await vi.advanceTimersByTimeAsync(10);
+      await stores.requests.create(request(id, { status: "failed", completedAt: new Date().toISOString() }));
+    }
+
+    await vi.advanceTimersByTimeAsync(500);
+    // maxCount 2 keeps the two newest finished requests.
+    expect(await stores.requests.get("done")).toBeNull();
+    expect(await stores.requests.readEvents("done")).toEqual([]);
+    expect(await stores.requests.get("c1")).toBeNull();
+    expect(await stores.requests.get("c3")).not.toBeNull();
+
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(await stores.requests.get("c3")).toBeNull();
+    expect(await stores.requests.get("running")).not.toBeNull();
+    await stores.close();
+  });
+
+  it("stops the retention timer on close, and runs none when retention is false", async () => {
+    vi.useFakeTimers();
+    const stores = createMemoryStores({ retention: { intervalMs: 1000 } });
+    expect(vi.getTimerCount()).toBe(1);
+    await stores.close();
+    expect(vi.getTimerCount()).toBe(0);
+
+    const untimed = createMemoryStores({ retention: false });
+    expect(vi.getTimerCount()).toBe(0);
+    await untimed.requests.create(
+      request("old", { status: "completed", completedAt: new Date(0).toISOString() }),
+    );
+    expect(await untimed.requests.purgeFinished({ maxAgeMs: 1000 })).toBe(1);
+    await untimed.close();
+  });
+
+  it("refuses invalid retention options", () => {
+    expect(() => createMemoryStores({ retention: { maxAgeMs: -1 } })).toThrow(/retention.maxAgeMs/);
+    expect(() => createMemoryStores({ retention: { intervalMs: 0 } })).toThrow(/retention: false/);
+    expect(() => createMemoryStores({ retention: { maxCount: Number.NaN } })).toThrow(/retention.maxCount/);
+  });
+
+  it("isolates a throwing listener: the append succeeds and other listeners still run", async () => {
+    const errors: unknown[] = [];
+    const stores = createMemoryStores({ retention: false, onListenerError: (error) => errors.push(error) });
+    const seen: number[] = [];
+    stores.requests.subscribe("r", () => {
+      throw new Error("listener bug");
+    });
+    stores.requests.subscribe("r", (event) => seen.push(event.seq));
+    const event = await stores.requests.appendEvent({
+      requestId: "r",
+      type: "x",
+      at: "2024-01-01T00:00:00Z",
+      data: {},
+    });
+    expect(event.seq).toBe(1);
+    expect(seen).toEqual([1]);
+    expect(errors).toEqual([new Error("listener bug")]);
+    await stores.close();
+  });
+
+  it("by default reports a throwing listener with console.error", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const stores = createMemoryStores({ retention: false });
+    stores.requests.subscribe("r", () => {
+      throw new Error("listener bug");
+    });
+    await stores.requests.appendEvent({ requestId: "r", type: "x", at: "2024-01-01T00:00:00Z", data: {} });
+    expect(log).toHaveBeenCalledOnce();
+    await stores.close();
+  });
+
+  it("delivers nothing after close", async () => {
+    const stores = createMemoryStores({ retention: false });
+    const seen: unknown[] = [];
+    stores.requests.subscribe("r", (event) => seen.push(event));
+    await stores.close();
+    await stores.requests.appendEvent({ requestId: "r", type: "x", at: "2024-01-01T00:00:00Z", data: {} });
+    expect(seen).toEqual([]);
+  });
+
+  it("refuses malformed arguments with a clear error and writes nothing", async () => {
+    const stores = createMemoryStores({ retention: false });
+    const r = stores.resources;
+    await expect(r.putState(address, "k", [] as never, { type: "any" })).rejects.toThrow(/JSON object/);
+    await expect(r.putState(address, "k", {}, { type: "version" } as never)).rejects.toThrow(
+      /write condition/,
+    );
+    await expect(r.putState({ scope: "team" } as never, "k", {}, { type: "any" })).rejects.toThrow(
+      /scope address/,
+    );
+    await expect(r.putState(address, 7 as never, {}, { type: "any" })).rejects.toThrow(
+      /key must be a string/,
+    );
+    await expect(r.putState(address, "k", { f: (() => 1) as never }, { type: "any" })).rejects.toThrow();
+    expect(await r.getState(address, "k")).toBeNull();
+    expect(await r.count(address)).toBe(0);
+
+    await expect(r.list(address, { offset: -1 })).rejects.toThrow(/offset must be a non-negative integer/);
+    await expect(r.list(address, { limit: 1.5 })).rejects.toThrow(/limit must be a non-negative integer/);
+    await expect(stores.sessions.list({ userId: "u", limit: -2 })).rejects.toThrow(/limit/);
+    await expect(stores.requests.create(request("bad", { status: "paused" as never }))).rejects.toThrow(
+      /status/,
+    );
+    expect(await stores.requests.get("bad")).toBeNull();
+    await expect(stores.requests.update("none", 1, {})).resolves.toEqual({ ok: false, current: null });
+    await stores.close();
+  });
+
+  it("a failed request update changes nothing, even when the patch names an unknown status", async () => {
+    const stores = createMemoryStores({ retention: false });
+    await stores.requests.create(request("r1"));
+    await expect(stores.requests.update("r1", 1, { status: "paused" as never })).rejects.toThrow(/status/);
+    expect(await stores.requests.get("r1")).toMatchObject({ status: "queued", version: 1 });
+    expect(await stores.requests.listByStatus(["queued"])).toHaveLength(1);
+    await stores.close();
+  });
+});

@@ -1,0 +1,65 @@
+import type { JsonObject, ListOptions, ScopeAddress, WriteCondition } from "@flowrt/core";
+
+const SCOPES = new Set(["session", "user", "org"]);
+
+/** Bad arguments are programming errors in the caller: refuse them with a message that names them. */
+export function checkAddress(address: ScopeAddress): void {
+  if (
+    typeof address !== "object" ||
+    address === null ||
+    !SCOPES.has(address.scope) ||
+    typeof address.scopeId !== "string" ||
+    typeof address.bucket !== "string"
+  ) {
+    throw new TypeError(
+      "store-memory: a scope address is { scope: 'session' | 'user' | 'org', scopeId: string, bucket: string }.",
+    );
+  }
+}
+
+export function checkKey(key: string): void {
+  if (typeof key !== "string") throw new TypeError("store-memory: a resource key must be a string.");
+}
+
+export function checkObject(value: JsonObject, what: string): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(`store-memory: ${what} must be a JSON object.`);
+  }
+}
+
+export function checkCondition(condition: WriteCondition): void {
+  const ok =
+    typeof condition === "object" &&
+    condition !== null &&
+    (condition.type === "absent" ||
+      condition.type === "any" ||
+      (condition.type === "version" && Number.isInteger(condition.version)));
+  if (!ok) {
+    throw new TypeError(
+      "store-memory: a write condition is { type: 'absent' }, { type: 'any' } or { type: 'version', version: <integer> }.",
+    );
+  }
+}
+
+/** Offset and limit as non-negative integers (limit `Infinity` when unbounded). */
+export function pageWindow(options: Pick<ListOptions, "offset" | "limit">): {
+  offset: number;
+  limit: number;
+} {
+  const offset = options.offset ?? 0;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  if (!Number.isInteger(offset) || offset < 0) {
+    throw new RangeError(`store-memory: offset must be a non-negative integer (got ${String(offset)}).`);
+  }
+  if (limit !== Number.POSITIVE_INFINITY && (!Number.isInteger(limit) || limit < 0)) {
+    throw new RangeError(`store-memory: limit must be a non-negative integer (got ${String(limit)}).`);
+  }
+  return { offset, limit };
+}
+
+/** Whether a compare-and-swap condition admits a write over `live` (null when absent or deleted). */
+export function admits(condition: WriteCondition, live: { version: number } | null): boolean {
+  if (condition.type === "any") return true;
+  if (condition.type === "absent") return live === null;
+  return live !== null && live.version === condition.version;
+}

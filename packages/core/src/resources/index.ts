@@ -1,1 +1,62 @@
-export {};
+export {
+  type ClientConfigView,
+  type ClientContentReadPermissions,
+  type ClientContentWritePermissions,
+  type ClientPermissions,
+  type ClientProjection,
+  type CollectionClientConfig,
+  clientPermissions,
+  type ExternalClientConfig,
+  hasClientConfig,
+  hasClientData,
+  isListedInManifest,
+  projectClientData,
+  projectionOf,
+  type SingleClientConfig,
+  type StateField,
+} from "./client-config.js";
+export { defineResourceCollection } from "./define-collection.js";
+export { defineExternalCollection } from "./define-external-collection.js";
+export { defineResource } from "./define-resource.js";
+export { resourceLabel } from "./definition-issue.js";
+export { assertFlowLevelResource } from "./flow-level.js";
+export {
+  isCollectionDefinition,
+  isExternalCollectionDefinition,
+  isResourceDefinition,
+  isSingleResourceDefinition,
+} from "./guards.js";
+export {
+  parseResourceUri,
+  resolveScopeId,
+  resourceIdentity,
+  type ScopeBinding,
+  singleResourcePath,
+} from "./identity.js";
+export { lifecycleSchema } from "./lifecycle-schema.js";
+export { defaultStateSchema } from "./option-reader.js";
+export { type CompiledPattern, compilePattern, type PatternKind, type PatternSegment } from "./pattern.js";
+export type {
+  AnyResourceDefinition,
+  AnySingleResourceDefinition,
+  CollectionDefinition,
+  CollectionOptions,
+  ContentFileRef,
+  DefaultStateSchema,
+  Eviction,
+  ExternalCollectionDefinition,
+  ExternalCollectionOptions,
+  ExternalContext,
+  ExternalSearchResult,
+  HandleOf,
+  InstanceHookContext,
+  MaybePromise,
+  PatternKey,
+  PatternParams,
+  PrefetchMode,
+  ResourceDefinition,
+  ResourceOptions,
+  ResourceStateOf,
+  SingleResourceDefinition,
+  StateSchema,
+} from "./types.js";

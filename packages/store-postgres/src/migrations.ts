@@ -29,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
         user_id text NOT NULL, org_id text, status text NOT NULL, input json, output json, error json, metadata json NOT NULL,
         durable boolean NOT NULL, claim_host text, claim_until bigint, version bigint NOT NULL, created_at text NOT NULL,
         started_at text, completed_at text, completed_ms bigint)`,
+      // completed_ms: completedAt in ms since epoch (createdAt until there is one), for retention.
       `CREATE INDEX ON ${n.requests} (status, created_at, id)`,
       `CREATE INDEX ON ${n.requests} (completed_ms DESC, id DESC) WHERE status IN ('completed', 'failed', 'aborted')`,
       `CREATE TABLE ${n.eventSeq} (request_id text PRIMARY KEY, last_seq bigint NOT NULL)`,

@@ -40,7 +40,7 @@ export function createRequestStore(
         record.createdAt,
         record.startedAt ?? null,
         record.completedAt ?? null,
-        toEpochMs(record.completedAt),
+        toEpochMs(record.completedAt) ?? toEpochMs(record.createdAt),
       ]);
       return rows.length === 1;
     },

@@ -116,7 +116,7 @@ export function toResourceState(row: Row): ResourceStateRecord {
   };
 }
 
-/** `Date.parse` of an ISO time, or null when it is missing or unreadable (such rows sort as oldest). */
+/** `Date.parse` of an ISO time, or null when it is missing or unreadable. */
 export function toEpochMs(iso: string | undefined): number | null {
   if (iso === undefined) return null;
   const ms = Date.parse(iso);

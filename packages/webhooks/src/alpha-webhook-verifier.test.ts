@@ -82,6 +82,12 @@ describe("alphaWebhookVerifier", () => {
     expect(verify(BODY, { "stripe-signature": `t=${NOW_S},v1=${bad},v0=${good}` })).toBe(false);
   });
 
+  it("still matches when another v1 has the wrong length (the length guard skips it, no throw)", () => {
+    const good = sign(SECRET, NOW_S);
+    expect(verify(BODY, { "stripe-signature": `t=${NOW_S},v1=abcd,v1=${good}` })).toBe(true);
+    expect(verify(BODY, { "stripe-signature": `t=${NOW_S},v1=${good}00,v1=${good}` })).toBe(true);
+  });
+
   it("accepts a delivery signed with any rotated secret", () => {
     const rotating = alphaWebhookVerifier(["whsec_new", SECRET], { now });
     expect(rotating(BODY, { "stripe-signature": stripeHeader() })).toBe(true);

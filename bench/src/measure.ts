@@ -5,6 +5,7 @@ export interface Measurement {
   opsPerSec: number;
   /** Mean time per operation in microseconds. */
   meanUs: number;
+  p50Us: number;
   p99Us: number;
   samples: number;
 }
@@ -31,6 +32,7 @@ export async function measure(name: string, op: (i: number) => unknown, ms = 100
     name,
     opsPerSec: (times.length / elapsed) * 1000,
     meanUs: (elapsed / times.length) * 1000,
+    p50Us: (times[Math.floor(times.length * 0.5)] ?? 0) * 1000,
     p99Us: (times[Math.floor(times.length * 0.99)] ?? 0) * 1000,
     samples: times.length,
   };

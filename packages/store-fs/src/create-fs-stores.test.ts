@@ -1,0 +1,179 @@
+import { access, mkdir, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { FlowStores, RequestEvent, ScopeAddress } from "@flowrt/core";
+import { isFlowError } from "@flowrt/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createFsStores, DEFAULT_FS_RETENTION } from "./index.js";
+import { listFiles } from "./testing/file-tree.js";
+import { makeTempDir, removeTempDir } from "./testing/temp-dir.js";
+
+const address: ScopeAddress = { scope: "session", scopeId: "s1", bucket: "shared" };
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return isFlowError(error) ? error.code : `not a flow error: ${String(error)}`;
+}
+
+describe("createFsStores", () => {
+  let parent: string;
+  let dir: string;
+  const open: FlowStores[] = [];
+  const openStores = (options: Partial<Parameters<typeof createFsStores>[0]> = {}) => {
+    const stores = createFsStores({ dir, retention: false, ...options });
+    open.push(stores);
+    return stores;
+  };
+
+  beforeEach(async () => {
+    parent = await makeTempDir();
+    dir = path.join(parent, "store");
+  });
+  afterEach(async () => {
+    for (const stores of open.splice(0)) await stores.close();
+    await removeTempDir(parent);
+  });
+
+  it("reports itself as a single-process fs store", () => {
+    const stores = openStores();
+    expect(stores.kind).toBe("fs");
+    expect(stores.crossProcess).toBe(false);
+  });
+
+  it("refuses bad options with a definition error and creates no folder", async () => {
+    for (const options of [
+      {},
+      { dir: "" },
+      { dir: 42 },
+      { dir, fsync: "yes" },
+      { dir, retention: { maxCount: -1 } },
+      { dir, retention: { maxAgeMs: 1.5 } },
+      { dir, retention: { intervalMs: 0 } },
+    ]) {
+      let error: unknown;
+      try {
+        createFsStores(options as never);
+      } catch (e) {
+        error = e;
+      }
+      expect(isFlowError(error) && error.code, JSON.stringify(options)).toBe("definition-error");
+    }
+    expect(await readdir(parent)).toEqual([]);
+  });
+
+  it("documents its retention defaults", () => {
+    expect(DEFAULT_FS_RETENTION).toEqual({
+      maxAgeMs: 7 * 24 * 3_600_000,
+      maxCount: 10_000,
+      intervalMs: 600_000,
+    });
+  });
+
+  it("refuses bad input with a clear error and writes nothing", async () => {
+    const stores = openStores();
+    const r = stores.resources;
+    expect(await codeOf(r.putState(address, "k", [] as never, { type: "any" }))).toBe("invalid-request");
+    expect(await codeOf(r.putState(address, "k", {}, { type: "sometimes" } as never))).toBe(
+      "invalid-request",
+    );
+    expect(await codeOf(r.putState(address, 7 as never, {}, { type: "any" }))).toBe("invalid-request");
+    expect(await codeOf(r.putState({ ...address, scope: "team" } as never, "k", {}, { type: "any" }))).toBe(
+      "invalid-request",
+    );
+    expect(await codeOf(r.putContent(address, "k", { body: 1 } as never))).toBe("invalid-request");
+    expect(await codeOf(r.list(address, { limit: -1 }))).toBe("invalid-pagination");
+    expect(await codeOf(r.list(address, { offset: 0.5 }))).toBe("invalid-pagination");
+    expect(await codeOf(stores.sessions.create({ id: "" } as never))).toBe("invalid-request");
+    expect(
+      await codeOf(stores.requests.appendEvent({ requestId: "r", type: "t", at: "", data: null } as never)),
+    ).toBe("invalid-request");
+    expect(await codeOf(stores.requests.purgeFinished({ maxAgeMs: -1 }))).toBe("invalid-request");
+
+    expect(await r.getState(address, "k")).toBeNull();
+    expect(await r.getContent(address, "k")).toBeNull();
+    expect(await stores.requests.readEvents("r")).toEqual([]);
+    // Only the store's own bookkeeping exists: no record, index or log was written.
+    expect((await listFiles(dir)).map((f) => path.relative(dir, f))).toEqual(["flowrt-store.json"]);
+  });
+
+  it("serializes writes of one key within the instance", async () => {
+    const stores = openStores();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => stores.resources.putState(address, "k", { n }, { type: "any" })),
+    );
+    expect(results.map((result) => (result.ok ? result.version : 0)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, n) => n + 1),
+    );
+    expect(await stores.resources.getState(address, "k")).toMatchObject({ version: 20, state: { n: 19 } });
+  });
+
+  it("a throwing subscriber neither breaks the append nor starves other subscribers", async () => {
+    const stores = openStores();
+    const seen: RequestEvent[] = [];
+    stores.requests.subscribe("r", () => {
+      throw new Error("listener bug");
+    });
+    stores.requests.subscribe("r", (event) => seen.push(event));
+    const appended = await stores.requests.appendEvent({ requestId: "r", type: "t", at: "", data: { a: 1 } });
+    expect(seen).toEqual([appended]);
+  });
+
+  it("rejects every call after close", async () => {
+    const stores = openStores();
+    await stores.resources.putState(address, "k", {}, { type: "absent" });
+    await stores.close();
+    await stores.close();
+    expect(await codeOf(stores.resources.getState(address, "k"))).toBe("store-error");
+    expect(await codeOf(stores.sessions.get("s"))).toBe("store-error");
+  });
+
+  it("removes finished requests in the background per the retention policy", async () => {
+    const stores = openStores({ retention: { intervalMs: 20, maxAgeMs: 60_000, maxCount: 100 } });
+    const base = {
+      sessionId: "s",
+      flowId: "f",
+      flowKind: "f",
+      action: "a",
+      userId: "u",
+      input: null,
+      metadata: {},
+      durable: false,
+      version: 1,
+      createdAt: new Date(Date.now() - 3_600_000).toISOString(),
+    };
+    await stores.requests.create({ ...base, id: "old", status: "completed", completedAt: base.createdAt });
+    await stores.requests.appendEvent({ requestId: "old", type: "t", at: "", data: {} });
+    await stores.requests.create({ ...base, id: "running", status: "running" });
+    const deadline = Date.now() + 5000;
+    while ((await stores.requests.get("old")) !== null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await stores.requests.get("old")).toBeNull();
+    expect(await stores.requests.readEvents("old")).toEqual([]);
+    expect((await listFiles(dir)).filter((f) => f.endsWith(".jsonl"))).toEqual([]);
+    expect(await stores.requests.get("running")).toMatchObject({ status: "running" });
+  });
+
+  it("sweeps temp files a dead process left behind, and keeps those of live ones", async () => {
+    await mkdir(path.join(dir, "tmp"), { recursive: true });
+    // Pid 2^22+1 is above Linux's pid_max limit, so no process has it.
+    const dead = path.join(dir, "tmp", "4194305-abcd-0.tmp");
+    const live = path.join(dir, "tmp", `${process.pid}-other-0.tmp`);
+    await writeFile(dead, '{"torn');
+    await writeFile(live, "in flight");
+    const stores = openStores();
+    await stores.sessions.get("warm-up");
+    await expect(access(dead)).rejects.toThrow();
+    await expect(access(live)).resolves.toBeUndefined();
+  });
+
+  it("refuses a folder written in another layout format", async () => {
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "flowrt-store.json"), '{"format":99}');
+    const stores = openStores();
+    expect(await codeOf(stores.resources.putState(address, "k", {}, { type: "absent" }))).toBe("store-error");
+    expect(await readdir(dir)).toEqual(["flowrt-store.json", "tmp"]);
+  });
+});

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   "inspector-disabled": "The development inspector is disabled on this host.",
   "method-not-allowed": "The path exists but not for this method.",
   "topic-exists": "A collection item with this topic already exists.",
+  "session-exists": "A session with this id already exists.",
   "delete-conflict": "The item's state changed while the delete was applied; retry.",
   "write-conflict": "A guarded write lost its compare-and-swap race too many times.",
   "wrong-instance-session": "The session belongs to another instance of this flow kind.",

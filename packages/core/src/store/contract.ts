@@ -10,8 +10,9 @@
  *   leaves a tombstone so a version is never reused; a create over a tombstone continues its count.
  * - A lost compare-and-swap is returned as data (`{ ok: false, current }`), never thrown. Stores throw
  *   only for I/O failures.
- * - Listing by prefix returns keys in lexicographic order (UTF-16 code unit order, as JavaScript's
- *   default sort and PostgreSQL's `COLLATE "C"` give) and costs O(log n + limit), not a scan.
+ * - Listing by prefix returns keys in lexicographic UTF-16 code unit order (JavaScript's default
+ *   sort; a UTF-8 `COLLATE "C"` index orders keys above U+FFFF differently, so a SQL store maps keys
+ *   to keep this order) and costs O(log n + limit), not a scan.
  *   A prefix is a plain string: `%`, `_` and `*` have no wildcard meaning.
  */
 
@@ -178,7 +179,7 @@ export interface ActiveRequestEntry {
 }
 
 export interface RetentionPolicy {
-  /** Remove finished requests whose `completedAt` is older than this many ms. */
+  /** Remove finished requests whose `completedAt` (else `createdAt`) is older than this many ms. */
   maxAgeMs?: number;
   /** Keep at most this many finished requests (newest by `completedAt`). */
   maxCount?: number;

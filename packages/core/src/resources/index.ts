@@ -33,7 +33,7 @@ export {
   type ScopeBinding,
   singleResourcePath,
 } from "./identity.js";
-export { lifecycleSchema } from "./lifecycle-schema.js";
+export { type LifecycleFields, lifecycleSchema } from "./lifecycle-schema.js";
 export { defaultStateSchema } from "./option-reader.js";
 export { type CompiledPattern, compilePattern, type PatternKind, type PatternSegment } from "./pattern.js";
 export type {

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { DefinitionError } from "../errors.js";
 
+/** The zod fields {@link lifecycleSchema} returns, to spread into `z.object`. */
+export interface LifecycleFields<TStatus extends string> {
+  status: z.ZodEnum<{ [K in TStatus]: K }>;
+  startedAt: z.ZodDefault<z.ZodNullable<z.ZodString>>;
+  completedAt: z.ZodDefault<z.ZodNullable<z.ZodString>>;
+  errorMessage: z.ZodDefault<z.ZodNullable<z.ZodString>>;
+}
+
 /**
  * A state-schema fragment for resources that move through statuses: a required `status` enum over `statuses`
  * plus `startedAt`, `completedAt` (ISO 8601 strings by convention) and `errorMessage`, each nullable and
@@ -12,7 +20,9 @@ import { DefinitionError } from "../errors.js";
  *   stateSchema: z.object({ ...lifecycleSchema(["queued", "running", "done", "failed"]), url: z.string() }),
  * });
  */
-export function lifecycleSchema<const TStatus extends readonly [string, ...string[]]>(statuses: TStatus) {
+export function lifecycleSchema<const TStatus extends readonly [string, ...string[]]>(
+  statuses: TStatus,
+): LifecycleFields<TStatus[number]> {
   if (
     !Array.isArray(statuses) ||
     statuses.length === 0 ||
@@ -26,7 +36,7 @@ export function lifecycleSchema<const TStatus extends readonly [string, ...strin
     );
   }
   return {
-    status: z.enum(statuses),
+    status: z.enum(statuses as readonly TStatus[number][]) as z.ZodEnum<{ [K in TStatus[number]]: K }>,
     startedAt: z.string().nullable().default(null),
     completedAt: z.string().nullable().default(null),
     errorMessage: z.string().nullable().default(null),

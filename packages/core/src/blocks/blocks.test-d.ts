@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
+import { defineExternalCollection, defineResource, defineResourceCollection } from "../resources/index.js";
 import type { CollectionHandle, ExternalCollectionHandle, ResourceHandle } from "../runtime-types.js";
 import type { BlockInput, BlockOutput } from "./block-definition.js";
 import { generator } from "./generator.js";
@@ -7,12 +8,19 @@ import { handler } from "./handler.js";
 import { router } from "./router.js";
 import { sequencer } from "./sequencer.js";
 import { parallel, rescue, step, stepIf } from "./sequencer-steps.js";
-import { fakeResource } from "./testing/resources.js";
 
 const noteSchema = z.object({ title: z.string().default(""), tags: z.array(z.string()).default([]) });
-const notes = fakeResource("collection", "session", noteSchema);
-const profile = fakeResource("single", "user", z.object({ name: z.string(), visits: z.number().default(0) }));
-const crm = fakeResource("external", "org", z.object({ company: z.string() }));
+const notes = defineResourceCollection({ pattern: "notes/*", scope: "session", stateSchema: noteSchema });
+const profile = defineResource({
+  scope: "user",
+  stateSchema: z.object({ name: z.string().default(""), visits: z.number().default(0) }),
+});
+const crm = defineExternalCollection({
+  pattern: "companies/*",
+  scope: "org",
+  stateSchema: z.object({ company: z.string() }),
+  read: () => null,
+});
 
 describe("handler input and output types", () => {
   it("infers execute's input from inputSchema (parsed) and the block input (as supplied)", () => {

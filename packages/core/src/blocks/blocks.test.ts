@@ -1,34 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DEFINITION_KIND } from "../brand.js";
-import { DefinitionError } from "../errors.js";
+import { defineResourceCollection } from "../resources/index.js";
 import { isBlockDefinition } from "./block-definition.js";
 import { DEFAULT_GENERATOR_MAX_STEPS, generator } from "./generator.js";
 import { handler } from "./handler.js";
 import { router } from "./router.js";
 import { sequencer } from "./sequencer.js";
 import { isSequencerStep, parallel, rescue, step, stepIf } from "./sequencer-steps.js";
-import { fakeResource } from "./testing/resources.js";
+import { definitionError } from "./testing/definition-error.js";
 
 const model = { specificationVersion: "v3", provider: "test", modelId: "test-model" };
 const noop = handler({ name: "noop", execute: () => null });
 const other = handler({ name: "other", execute: () => 1 });
 
-/** Runs `fn` and returns the DefinitionError it throws (failing the test when it throws nothing else). */
-function definitionError(fn: () => unknown): DefinitionError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DefinitionError);
-    expect((error as DefinitionError).code).toBe("definition-error");
-    return error as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError, nothing was thrown");
-}
-
 describe("handler", () => {
   it("returns a frozen, branded handler block with normalized options", () => {
-    const notes = fakeResource("collection", "session", z.object({}));
+    const notes = defineResourceCollection({ pattern: "notes/*", scope: "session" });
     const inputSchema = z.object({ key: z.string() });
     const h = handler({ name: "addNote", inputSchema, resources: { notes }, execute: () => ({ ok: true }) });
     expect(Object.isFrozen(h)).toBe(true);
@@ -64,7 +52,7 @@ describe("handler", () => {
   });
 
   it("requires resources to be resource definitions under URL-safe accessors", () => {
-    const notes = fakeResource("collection", "session", z.object({}));
+    const notes = defineResourceCollection({ pattern: "notes/*", scope: "session" });
     const notResource = definitionError(() =>
       handler({ name: "h", resources: { notes: { type: "collection" } as never }, execute: () => 1 }),
     );

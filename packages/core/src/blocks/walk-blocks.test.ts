@@ -1,16 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { defineResource, defineResourceCollection } from "../resources/index.js";
 import type { AnyBlock } from "./block-definition.js";
 import { generator } from "./generator.js";
 import { handler } from "./handler.js";
 import { router } from "./router.js";
 import { sequencer } from "./sequencer.js";
 import { parallel, rescue, stepIf } from "./sequencer-steps.js";
-import { fakeResource } from "./testing/resources.js";
 import { collectBlockResources, walkBlocks } from "./walk-blocks.js";
 
-const notes = fakeResource("collection", "session", z.object({}));
-const profile = fakeResource("single", "user", z.object({}));
+const notes = defineResourceCollection({ pattern: "notes/*", scope: "session" });
+const profile = defineResource({ scope: "user" });
 const model = { specificationVersion: "v3", modelId: "m" };
 
 const a = handler({ name: "a", resources: { notes }, execute: () => 1 });

@@ -1,0 +1,125 @@
+import type { ResourceMap } from "../blocks/block-definition.js";
+import type { AnySchema, SchemaState } from "../blocks/schema.js";
+import { assertOptions, normalizeResources, optionalBoolean, optionalString } from "../blocks/validate.js";
+import { DEFINITION_KIND, definitionKindOf } from "../brand.js";
+import { DefinitionError } from "../errors.js";
+import { assertFlowLevelResource } from "../resources/index.js";
+import { normalizeActions } from "./actions.js";
+import { normalizeAuthentication } from "./authentication.js";
+import type { AnyFlowDefinition, FlowDefinition, FlowOptions, ScopeDefinition } from "./flow-types.js";
+import { assertFlowId } from "./path-segment.js";
+import {
+  checkAccessorCollisions,
+  checkNoUserScopeResources,
+  flowResourceDeclarations,
+} from "./resource-rules.js";
+import { normalizeScopeConfig } from "./scope-config.js";
+import { normalizeWebhooks } from "./webhooks.js";
+
+type FlowFields = Omit<
+  AnyFlowDefinition,
+  typeof DEFINITION_KIND | "id" | "instanceOf" | "instance" | "~types"
+>;
+
+/**
+ * Defines a flow: its actions, resources, scope state and authentication. Every definition-time rule
+ * is checked here, so a flow that is returned is one the engine can host (rule 12, an unconfigured
+ * webhook provider, is checked by the host at startup).
+ *
+ * @example
+ * export const notebook = defineFlow({
+ *   kind: "notebook",
+ *   session: { stateSchema: z.object({ added: z.number().default(0) }), client: { expose: ["added"] } },
+ *   resources: { notes },
+ *   actions: { addNote },
+ * });
+ */
+export function defineFlow<
+  TSession extends AnySchema | undefined = undefined,
+  TUser extends AnySchema | undefined = undefined,
+  TOrg extends AnySchema | undefined = undefined,
+  TResources extends ResourceMap = {},
+>(
+  options: FlowOptions<TSession, TUser, TOrg, TResources>,
+): FlowDefinition<SchemaState<TSession>, SchemaState<TUser>, SchemaState<TOrg>> {
+  assertOptions("defineFlow()", options);
+  const raw = options as unknown as Record<string, unknown>;
+  assertFlowId("defineFlow()", `"kind"`, raw.kind);
+  const kind = raw.kind;
+  const where = `Flow "${kind}"`;
+
+  const fields: FlowFields = {
+    kind,
+    description: optionalString(where, "description", raw.description),
+    actions: normalizeActions(kind, raw.actions),
+    resources: normalizeResources(where, raw.resources),
+    session: normalizeScopeConfig(kind, "session", raw.session),
+    user: normalizeScopeConfig(kind, "user", raw.user),
+    org: normalizeScopeConfig(kind, "org", raw.org),
+    authentication: normalizeAuthentication(where, raw.authentication),
+    webhooks: normalizeWebhooks(kind, raw.webhooks),
+    isolateUserState: optionalBoolean(where, "isolateUserState", raw.isolateUserState, false),
+    isolateOrgState: optionalBoolean(where, "isolateOrgState", raw.isolateOrgState, false),
+  };
+
+  // Rule 6: flow-level resources load with every request, so some options belong on blocks instead.
+  for (const [accessor, definition] of Object.entries(fields.resources))
+    assertFlowLevelResource(accessor, definition);
+
+  const roots = [
+    ...Object.values(fields.actions).map((a) => a.block),
+    ...Object.values(fields.webhooks).flatMap((p) => Object.values(p.on).map((b) => b.block)),
+  ];
+  const declarations = flowResourceDeclarations(kind, fields.resources, roots);
+  checkAccessorCollisions(kind, declarations);
+  if (!fields.authentication.requireUser) {
+    checkWithoutUser(kind, fields);
+    checkNoUserScopeResources(kind, declarations);
+  }
+  return build(fields, kind, undefined) as FlowDefinition<
+    SchemaState<TSession>,
+    SchemaState<TUser>,
+    SchemaState<TOrg>
+  >;
+}
+
+/** Rule 11, scope part: `requireUser: false` forbids user-scope state and any scope `client` block. */
+function checkWithoutUser(kind: string, fields: FlowFields): void {
+  if (fields.user.stateSchema !== undefined) {
+    throw new DefinitionError(
+      `Flow "${kind}" sets requireUser: false but declares user.stateSchema; a flow without user identity ` +
+        "cannot hold user-scope state.",
+      { rule: 11, flow: kind, scope: "user" },
+    );
+  }
+  for (const scope of ["session", "user", "org"] as const) {
+    const config: ScopeDefinition = fields[scope];
+    if (config.client !== undefined) {
+      throw new DefinitionError(
+        `Flow "${kind}" sets requireUser: false but declares a ${scope} client block; state published to ` +
+          "clients needs an identified user to scope it to.",
+        { rule: 11, flow: kind, scope },
+      );
+    }
+  }
+}
+
+function build(fields: FlowFields, id: string, instanceOf: string | undefined): AnyFlowDefinition {
+  return Object.freeze({
+    [DEFINITION_KIND]: "flow" as const,
+    ...fields,
+    id,
+    instanceOf,
+    instance(options: { id: string }): AnyFlowDefinition {
+      const at = `Flow "${fields.kind}" instance()`;
+      assertOptions(at, options);
+      assertFlowId(at, `"id"`, options.id);
+      return build(fields, options.id, fields.kind);
+    },
+  });
+}
+
+/** True for a flow definition (or instance) from any installed copy of `@flowrt/core`. */
+export function isFlowDefinition(value: unknown): value is AnyFlowDefinition {
+  return definitionKindOf(value) === "flow";
+}

@@ -1,0 +1,224 @@
+/**
+ * The shapes of flow definitions: what `defineFlow` accepts (`*Options`/`*Config`) and the normalized,
+ * frozen definition it returns, which the runtime (`@flowrt/engine`) reads.
+ */
+
+import type { AnyBlock, AnyBlockContext, BlockContextFor, ResourceMap } from "../blocks/block-definition.js";
+import type { AnySchema, MaybePromise, SchemaState } from "../blocks/schema.js";
+import type { DEFINITION_KIND } from "../brand.js";
+import type { PrincipalResolutionContext } from "../runtime-types.js";
+import type { JsonObject } from "../store/contract.js";
+
+/**
+ * What a flow's resolver may return. Fields are `unknown` so that a resolver can hand back a header value
+ * (`string | string[] | undefined`) as is: the runtime keeps only non-empty strings (see
+ * `normalizeResolvedPrincipal`) and treats anything else as absent. `null` falls through to `defaultUserId`.
+ */
+export type FlowResolvedPrincipal =
+  | { userId?: unknown; orgId?: unknown; tenantId?: unknown }
+  | null
+  | undefined;
+
+export type FlowPrincipalResolver = (
+  context: PrincipalResolutionContext,
+) => MaybePromise<FlowResolvedPrincipal>;
+
+/** A flow's `authentication` option. */
+export interface FlowAuthentication {
+  /** Resolves the caller; wins over the host-level resolver. @default the host's resolver, if any */
+  resolvePrincipal?: FlowPrincipalResolver;
+  /**
+   * Rejects (401) requests without a resolvable `userId`. `false` opts the flow out of user identity: it
+   * then may not declare user-scope state, user-scope resources or a scope `client` block. @default true
+   */
+  requireUser?: boolean;
+  /** Used when the resolver yields no `userId` (and stamped on requests of `requireUser: false` flows). @default none */
+  defaultUserId?: string;
+  /** Reserved by the specification; no runtime effect. @default false */
+  requireOrg?: boolean;
+}
+
+/** The normalized `authentication` of a flow definition. */
+export interface FlowAuthenticationConfig {
+  readonly resolvePrincipal: FlowPrincipalResolver | undefined;
+  readonly requireUser: boolean;
+  readonly defaultUserId: string | undefined;
+  readonly requireOrg: boolean;
+}
+
+/** The client projection of a scope's state: `clientData.<scope>` in the snapshot. */
+export interface ScopeClientConfig<TState = JsonObject> {
+  /** State fields published verbatim (they must exist in the schema). @default none */
+  expose?: readonly (keyof TState & string)[];
+  /** Computed values, published under their key. @default none */
+  derived?: Record<string, (state: TState) => unknown>;
+}
+
+/** A flow's `session`, `user` or `org` option. */
+export interface ScopeConfig<TSchema extends AnySchema | undefined = AnySchema | undefined> {
+  /** The scope state's schema; writes that do not satisfy it are refused. @default none (any JSON object) */
+  stateSchema?: TSchema;
+  /** Publishes part of the state to clients. @default none: the scope's state is private */
+  client?: ScopeClientConfig<SchemaState<TSchema>>;
+}
+
+/** The normalized scope config of a flow definition. */
+export interface ScopeDefinition {
+  readonly stateSchema: AnySchema | undefined;
+  readonly client:
+    | {
+        readonly expose: readonly string[];
+        readonly derived: Readonly<Record<string, (state: any) => unknown>>;
+      }
+    | undefined;
+}
+
+/** Policy shared by actions and webhook bindings. */
+export interface ExecutionPolicy<TCtx = AnyBlockContext> {
+  /** Persist progress so the host resumes the run after a restart. @default false */
+  durable?: boolean;
+  /** The most tokens the run may use across its generators. @default unlimited */
+  tokenBudget?: number;
+  /** Runs after the block completes, with its output. */
+  onCompleted?: (output: unknown, ctx: TCtx) => MaybePromise<void>;
+  /** Runs after the block fails, with the error. */
+  onErrored?: (error: unknown, ctx: TCtx) => MaybePromise<void>;
+}
+
+/** An entry of a flow's `actions`; a bare block is shorthand for `{ block }`. */
+export interface ActionConfig<TCtx = AnyBlockContext> extends ExecutionPolicy<TCtx> {
+  block: AnyBlock;
+  /** Shown in listings and when the action is offered as a tool. @default the block's description */
+  description?: string;
+}
+
+interface NormalizedPolicy {
+  readonly durable: boolean;
+  readonly tokenBudget: number | undefined;
+  readonly onCompleted: ((output: unknown, ctx: AnyBlockContext) => MaybePromise<void>) | undefined;
+  readonly onErrored: ((error: unknown, ctx: AnyBlockContext) => MaybePromise<void>) | undefined;
+}
+
+/** A normalized action of a flow definition. */
+export interface ActionDefinition extends NormalizedPolicy {
+  readonly name: string;
+  readonly block: AnyBlock;
+  readonly description: string | undefined;
+}
+
+/** A verified webhook delivery, as a binding's functions see it. */
+export interface WebhookInboundEvent {
+  /** The `:provider` path segment. */
+  provider: string;
+  eventType: string | null;
+  /** The parsed body. */
+  payload: unknown;
+  /** Lower-case header names. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The exact request bytes. */
+  rawBody: Uint8Array;
+  deliveryId?: string;
+}
+
+/** The value under `webhooks.<provider>.on.<eventType>`. */
+export interface WebhookBindingConfig<TCtx = AnyBlockContext> extends ExecutionPolicy<TCtx> {
+  /** Runs for each matching delivery (after the 202). */
+  block: AnyBlock;
+  /**
+   * Maps the event to the block's input; may be async. The result is validated by `inputSchema`, else by the
+   * block's own. @default the event's payload
+   */
+  input?: (event: WebhookInboundEvent) => unknown;
+  /** Validates what `input` returns. @default the block's inputSchema */
+  inputSchema?: AnySchema;
+  /** Picks the session (found or created). @default a fresh ephemeral session per delivery */
+  sessionId?: (event: WebhookInboundEvent) => MaybePromise<string>;
+  /** Synchronous filter; a falsy result ignores the delivery (still 202). @default every delivery */
+  when?: (event: WebhookInboundEvent) => unknown;
+}
+
+/** A normalized webhook binding. */
+export interface WebhookBinding extends NormalizedPolicy {
+  readonly provider: string;
+  readonly eventType: string;
+  readonly block: AnyBlock;
+  readonly input: ((event: WebhookInboundEvent) => unknown) | undefined;
+  readonly inputSchema: AnySchema | undefined;
+  readonly sessionId: ((event: WebhookInboundEvent) => MaybePromise<string>) | undefined;
+  readonly when: ((event: WebhookInboundEvent) => unknown) | undefined;
+}
+
+/** `{ on: { <eventType>: binding } }`, normalized. */
+export interface WebhookProviderBindings {
+  readonly on: Readonly<Record<string, WebhookBinding>>;
+}
+
+/** The `ctx` of a flow's own callbacks (`onCompleted`, `onErrored`): typed by the flow's schemas and resources. */
+export type FlowContext<
+  TResources extends ResourceMap = {},
+  TSession = undefined,
+  TUser = undefined,
+  TOrg = undefined,
+> = BlockContextFor<TResources, TSession, TUser, TOrg>;
+
+export interface FlowOptions<
+  TSession extends AnySchema | undefined,
+  TUser extends AnySchema | undefined,
+  TOrg extends AnySchema | undefined,
+  TResources extends ResourceMap,
+> {
+  /** The flow's name; URL-safe, and the id of the plain definition. */
+  kind: string;
+  description?: string;
+  /** Action name (URL-safe) → block or action config. @default {} */
+  actions?: Record<string, AnyBlock | ActionConfig<FlowContext<TResources, TSession, TUser, TOrg>>>;
+  /** Flow-level resources: loaded at the start of every request; they take priority over block-level ones. @default {} */
+  resources?: TResources;
+  session?: ScopeConfig<TSession>;
+  user?: ScopeConfig<TUser>;
+  org?: ScopeConfig<TOrg>;
+  /** @default { requireUser: true } with the host's resolver */
+  authentication?: FlowAuthentication;
+  /** Provider name → `{ on: { <eventType>: binding } }`. @default {} */
+  webhooks?: Record<
+    string,
+    { on: Record<string, WebhookBindingConfig<FlowContext<TResources, TSession, TUser, TOrg>>> }
+  >;
+  /** Store this flow's user state apart from other flows' (and skip the cross-flow schema check). @default false */
+  isolateUserState?: boolean;
+  /** Store this flow's org state apart from other flows' (and skip the cross-flow schema check). @default false */
+  isolateOrgState?: boolean;
+}
+
+/** A flow definition (or a named instance of one). */
+export interface FlowDefinition<
+  TSession extends JsonObject = JsonObject,
+  TUser extends JsonObject = JsonObject,
+  TOrg extends JsonObject = JsonObject,
+> {
+  readonly [DEFINITION_KIND]: "flow";
+  readonly kind: string;
+  /** The instance id (`flowId` in URLs): `kind` for the plain definition. */
+  readonly id: string;
+  /** The `kind` this is an instance of; `undefined` on the plain definition. */
+  readonly instanceOf: string | undefined;
+  readonly description: string | undefined;
+  readonly actions: Readonly<Record<string, ActionDefinition>>;
+  readonly resources: ResourceMap;
+  readonly session: ScopeDefinition;
+  readonly user: ScopeDefinition;
+  readonly org: ScopeDefinition;
+  readonly authentication: FlowAuthenticationConfig;
+  readonly webhooks: Readonly<Record<string, WebhookProviderBindings>>;
+  readonly isolateUserState: boolean;
+  readonly isolateOrgState: boolean;
+  /**
+   * A named copy of this flow: same definition, its own id (and its own sessions and isolated state).
+   * Ids are URL-safe and may not be a reserved path word.
+   */
+  instance(options: { id: string }): FlowDefinition<TSession, TUser, TOrg>;
+  /** Type-level only. */
+  readonly "~types"?: { readonly session: TSession; readonly user: TUser; readonly org: TOrg };
+}
+
+export type AnyFlowDefinition = FlowDefinition<any, any, any>;

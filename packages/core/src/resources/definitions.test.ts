@@ -208,7 +208,7 @@ describe("type guards", () => {
 });
 
 describe("handle identity", () => {
-  it("uri is `${scope}/${path}` with the path kept verbatim", () => {
+  it("uri is scope/path with the path kept verbatim", () => {
     const identity = resourceIdentity("user", "files/readme.md");
     expect(identity).toEqual({ path: "files/readme.md", scope: "user", uri: "user/files/readme.md" });
     expect(Object.isFrozen(identity)).toBe(true);

@@ -109,32 +109,32 @@ describe("option typing", () => {
     });
     // @ts-expect-error: "titel" is not a field of the schema
     defineResource({ scope: "session", stateSchema: noteSchema, client: { expose: ["titel"] } });
-    // @ts-expect-error: "x" is not a field of the schema
     defineExternalCollection({
       pattern: "t/*",
       scope: "org",
       stateSchema: noteSchema,
       read: () => null,
+      // @ts-expect-error: "x" is not a field of the schema
       client: { exclude: ["x"] },
     });
   });
 
   it("client rules 2, 4 and 8 and the collection-only flags are caught by the types too", () => {
-    // @ts-expect-error: expose and exclude are mutually exclusive
     defineResource({
       scope: "session",
       stateSchema: noteSchema,
+      // @ts-expect-error: expose and exclude are mutually exclusive
       client: { expose: ["title"], exclude: ["tags"] },
     });
     // @ts-expect-error: create is for collections only
     defineResource({ scope: "session", client: { content: { create: true } } });
     // @ts-expect-error: state.read is for collections only
     defineResource({ scope: "session", client: { state: { read: true } } });
-    // @ts-expect-error: external collections are read-only
     defineExternalCollection({
       pattern: "t/*",
       scope: "org",
       read: () => null,
+      // @ts-expect-error: external collections are read-only
       client: { content: { update: true } },
     });
   });
@@ -179,11 +179,11 @@ describe("option typing", () => {
       read: async () => ({ title: "a" }),
     });
     defineExternalCollection({ pattern: "t/*", scope: "org", stateSchema: noteSchema, read: () => null });
-    // @ts-expect-error: tags must be an array of strings
     defineExternalCollection({
       pattern: "t/*",
       scope: "org",
       stateSchema: noteSchema,
+      // @ts-expect-error: tags must be an array of strings
       read: async () => ({ tags: "a" }),
     });
   });

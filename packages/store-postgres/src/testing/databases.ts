@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { createPgDriver } from "../pg-driver.js";
 import { createPgliteDriver } from "../pglite-driver.js";
 import { createPostgresStores, type PostgresStores, type PostgresStoresOptions } from "../stores.js";
 
@@ -70,4 +71,34 @@ export async function createTestStores(
       if (!options.schema) await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     },
   };
+}
+
+/** Runs one statement on the test database outside any store. */
+export async function adminQuery<R = Record<string, unknown>>(
+  text: string,
+  params?: unknown[],
+): Promise<R[]> {
+  if (DATABASE_URL) {
+    const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    try {
+      return (await pool.query(text, params)).rows as R[];
+    } finally {
+      await pool.end();
+    }
+  }
+  return (await (await sharedPglite()).query<R>(text, params)).rows;
+}
+
+/** A driver on the test database that `close()` releases (a pool it owns, or nothing for the shared PGlite). */
+export async function testDriver() {
+  return DATABASE_URL
+    ? createPgDriver(new pg.Pool({ connectionString: DATABASE_URL, max: 4 }), { ownsPool: true })
+    : createPgliteDriver(await sharedPglite());
+}
+
+/** Stores on the test database with the given schema, not yet set up. */
+export async function storesOn(schema: string): Promise<PostgresStores> {
+  return DATABASE_URL
+    ? createPostgresStores({ connectionString: DATABASE_URL, schema })
+    : createPostgresStores({ driver: createPgliteDriver(await sharedPglite()), schema });
 }

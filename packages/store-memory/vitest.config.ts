@@ -1,7 +1,7 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"] } },
+  resolve: { conditions: ["@flowrt/source"] },
+  ssr: { resolve: { conditions: ["@flowrt/source"] } },
   test: { name: "store-memory", typecheck: { enabled: true, include: ["src/**/*.test-d.ts"] } },
 });

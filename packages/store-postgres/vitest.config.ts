@@ -1,8 +1,8 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"] } },
+  resolve: { conditions: ["@flowrt/source"] },
+  ssr: { resolve: { conditions: ["@flowrt/source"] } },
   test: {
     name: "store-postgres",
     // Starting PGlite (WebAssembly) takes seconds on a busy machine.

@@ -24,7 +24,7 @@ interface Progress {
 async function runAndKill(dir: string, acks: number): Promise<Progress> {
   const child = spawn(
     process.execPath,
-    ["--conditions=source", "--import", "tsx", WRITER, dir, String(WORKERS)],
+    ["--conditions=@flowrt/source", "--import", "tsx", WRITER, dir, String(WORKERS)],
     {
       cwd: path.dirname(fileURLToPath(import.meta.url)),
       stdio: ["ignore", "pipe", "pipe"],

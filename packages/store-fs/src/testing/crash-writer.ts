@@ -1,7 +1,7 @@
 /**
  * Child process of the crash test: writes in a loop with several concurrent workers and prints one
  * JSON line per write it starts (`begin`) and per write the store acknowledged (`ack`), until it
- * is killed. Usage: node --conditions=source --import tsx crash-writer.ts <dir> <workers>
+ * is killed. Usage: node --conditions=@flowrt/source --import tsx crash-writer.ts <dir> <workers>
  */
 import { createFsStores } from "../create-fs-stores.js";
 import { CRASH_ADDRESS, crashOp } from "./crash-schedule.js";

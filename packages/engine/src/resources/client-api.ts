@@ -1,0 +1,293 @@
+import {
+  type AnyResourceDefinition,
+  clientPermissions,
+  FlowError,
+  hasClientConfig,
+  type JsonObject,
+  type JsonValue,
+  projectClientData,
+} from "@flowrt/core";
+import type { CollectionRuntime } from "./collection.js";
+import type { ResourceRuntimeContext } from "./context.js";
+import { toJsonValue } from "./events.js";
+import { ExternalCollectionRuntime } from "./external-collection.js";
+import { createResourceScope, type ResourceRuntime } from "./resource-scope.js";
+import { SingleResourceRuntime } from "./single-resource.js";
+
+/** List page limits of the specification. */
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 200;
+
+export interface ListQuery {
+  /** Strings are accepted as they arrive in a query string. @default 50, at most 200 */
+  limit?: number | string;
+  /** @default 0 */
+  offset?: number | string;
+  /** Full storage-key prefix (e.g. `artifacts/projects/p1`). */
+  topicPrefix?: string;
+  /** External collections only: the opaque cursor of the app's previous page. */
+  cursor?: string;
+}
+
+export interface ListItem {
+  topic: string;
+  clientData?: JsonValue;
+}
+
+export type ListPage =
+  | {
+      items: ListItem[];
+      pagination: {
+        offset: number;
+        limit: number;
+        total: number;
+        hasMore: boolean;
+        nextOffset: number | null;
+      };
+    }
+  | { items: ListItem[]; pagination: { limit: number; cursor: string | null; nextCursor: string | null } };
+
+/** The operations behind the HTTP resource endpoints; each returns plain data or throws a `FlowError`. */
+export interface ClientResourceApi {
+  /** GET `/sessions/:id/resources/:ref/content` (single resource). */
+  readContent(ref: string): Promise<{ content: string | null }>;
+  /** GET `/sessions/:id/resources/:ref` (collection page). */
+  listItems(ref: string, query?: ListQuery): Promise<ListPage>;
+  /** GET `/sessions/:id/resources/:ref/:topic` (item clientData). */
+  readItem(ref: string, topic: string): Promise<{ topic: string; clientData: JsonValue | null }>;
+  /** GET `/sessions/:id/resources/:ref/:topic/content`; `content` is `null` without a content row. */
+  readItemContent(ref: string, topic: string): Promise<{ content: string | null }>;
+  /** POST `/sessions/:id/resources/:ref` (201): state first, then content. */
+  createItem(ref: string, body: unknown): Promise<{ topic: string; clientData?: JsonValue }>;
+  /** PATCH `/sessions/:id/resources/:ref/:topic/content`. */
+  patchItemContent(ref: string, topic: string, body: unknown): Promise<{ topic: string }>;
+  /** DELETE `/sessions/:id/resources/:ref/:topic`; `deleted: false` when the topic did not exist (still 200). */
+  deleteItem(ref: string, topic: string): Promise<{ topic: string; deleted: boolean }>;
+}
+
+function notFound(ref: string, why: string): FlowError {
+  return new FlowError("resource-not-found", `Resource "${ref}" ${why}.`, { details: { resource: ref } });
+}
+
+function notPermitted(ref: string, operation: string, flag: string): FlowError {
+  return new FlowError(
+    "operation-not-permitted",
+    `Resource "${ref}" does not permit ${operation}; its client config would need ${flag}: true.`,
+    {
+      details: { resource: ref, operation },
+    },
+  );
+}
+
+function badRequest(message: string, details?: Record<string, unknown>): FlowError {
+  return new FlowError("invalid-request", message, details === undefined ? {} : { details });
+}
+
+function readInteger(name: string, raw: number | string | undefined, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = typeof raw === "number" ? raw : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new FlowError(
+      "invalid-pagination",
+      `${name} must be a non-negative integer (got ${JSON.stringify(raw)}).`,
+      {
+        details: { field: name },
+      },
+    );
+  }
+  return value;
+}
+
+/** `limit` defaults to 50 and is capped at 200 (a larger value is served as 200, not refused). */
+export function parsePagination(query: ListQuery): { limit: number; offset: number } {
+  const limit = readInteger("limit", query.limit, DEFAULT_PAGE_LIMIT);
+  if (limit === 0)
+    throw new FlowError("invalid-pagination", "limit must be at least 1.", { details: { field: "limit" } });
+  return { limit: Math.min(limit, MAX_PAGE_LIMIT), offset: readInteger("offset", query.offset, 0) };
+}
+
+/**
+ * Creates the client resource operations of one session (routing rules 3–12). Only resources with a
+ * `client` config are reachable (else `resource-not-found`); each operation checks its permission flag
+ * (else `operation-not-permitted`).
+ */
+export function createClientResourceApi(
+  ctx: ResourceRuntimeContext,
+  declarations: Readonly<Record<string, AnyResourceDefinition>>,
+): ClientResourceApi {
+  const visible: Record<string, AnyResourceDefinition> = {};
+  for (const [accessor, def] of Object.entries(declarations))
+    if (hasClientConfig(def)) visible[accessor] = def;
+  const scope = createResourceScope(ctx, visible);
+
+  const resolve = (ref: string): { def: AnyResourceDefinition; runtime: ResourceRuntime } => {
+    const def = Object.hasOwn(visible, ref) ? visible[ref] : undefined;
+    if (def === undefined) throw notFound(ref, "does not exist or is not visible to clients");
+    const runtime = scope.runtime(ref);
+    if (runtime === undefined)
+      throw notFound(
+        ref,
+        `is not available on session "${ctx.session.id}" (it is org-scoped and the session has no org)`,
+      );
+    return { def, runtime };
+  };
+  const collection = (ref: string): CollectionRuntime | ExternalCollectionRuntime => {
+    const { runtime } = resolve(ref);
+    if (runtime instanceof SingleResourceRuntime)
+      throw notFound(ref, "is a single resource, not a collection");
+    return runtime;
+  };
+  const internal = (ref: string, operation: string): CollectionRuntime => {
+    const runtime = collection(ref);
+    if (runtime instanceof ExternalCollectionRuntime) {
+      throw new FlowError(
+        "operation-not-permitted",
+        `Resource "${ref}" is an external collection; it is read-only for clients (${operation}).`,
+        {
+          details: { resource: ref, operation },
+        },
+      );
+    }
+    return runtime;
+  };
+  const need = (ok: boolean, ref: string, operation: string, flag: string): void => {
+    if (!ok) throw notPermitted(ref, operation, flag);
+  };
+  const itemData = (def: AnyResourceDefinition, state: JsonObject): JsonValue | undefined =>
+    toJsonValue(projectClientData(def, state));
+
+  return {
+    async readContent(ref) {
+      const { def, runtime } = resolve(ref);
+      if (!(runtime instanceof SingleResourceRuntime))
+        throw notFound(ref, "is a collection; read an item's content at /:ref/:topic/content");
+      need(clientPermissions(def).content.read, ref, "reading content", "content.read");
+      return { content: await runtime.handle.readContent() };
+    },
+
+    async listItems(ref, query = {}) {
+      const runtime = collection(ref);
+      need(clientPermissions(runtime.def).state.read, ref, "listing items", "state.read");
+      if (query.topicPrefix !== undefined && typeof query.topicPrefix !== "string")
+        throw badRequest("topicPrefix must be a string.");
+      if (runtime instanceof ExternalCollectionRuntime) {
+        const limit = parsePagination({ limit: query.limit }).limit;
+        if (query.cursor !== undefined && typeof query.cursor !== "string") {
+          throw new FlowError("invalid-pagination", "cursor must be a string.", {
+            details: { field: "cursor" },
+          });
+        }
+        const external: { limit: number; prefix?: string; cursor?: string } = { limit };
+        if (query.topicPrefix) external.prefix = query.topicPrefix;
+        if (query.cursor) external.cursor = query.cursor;
+        const page = await runtime.search(external);
+        return {
+          items: page.items.map((ref) => withData({ topic: ref.path }, itemData(runtime.def, ref.state))),
+          pagination: { limit, cursor: query.cursor ?? null, nextCursor: page.nextCursor ?? null },
+        };
+      }
+      const { limit, offset } = parsePagination(query);
+      const { records, total } = await runtime.page(query.topicPrefix, offset, limit);
+      const hasMore = offset + records.length < total;
+      return {
+        items: records.map((record) => withData({ topic: record.key }, itemData(runtime.def, record.state))),
+        pagination: { offset, limit, total, hasMore, nextOffset: hasMore ? offset + records.length : null },
+      };
+    },
+
+    async readItem(ref, topic) {
+      const runtime = collection(ref);
+      need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
+      if (runtime instanceof ExternalCollectionRuntime) {
+        const found = await runtime.handle.get(topic);
+        return { topic: found.path, clientData: itemData(runtime.def, found.state) ?? null };
+      }
+      const path = runtime.toPath(topic);
+      const found = await runtime.handle.get(path);
+      return { topic: path, clientData: itemData(runtime.def, found.state) ?? null };
+    },
+
+    async readItemContent(ref, topic) {
+      const runtime = collection(ref);
+      need(clientPermissions(runtime.def).content.read, ref, "reading item content", "content.read");
+      if (runtime instanceof ExternalCollectionRuntime)
+        return { content: await (await runtime.handle.get(topic)).readContent() };
+      const found = await runtime.handle.get(runtime.toPath(topic));
+      return { content: await found.readContent() };
+    },
+
+    async createItem(ref, body) {
+      const runtime = internal(ref, "create");
+      need(clientPermissions(runtime.def).content.create, ref, "creating items", "content.create");
+      const { topic, content } = readCreateBody(body);
+      const path = runtime.toPath(topic);
+      const seed = runtime.def.stateSchema.safeParse({});
+      if (!seed.success) {
+        const field = seed.error.issues[0]?.path.join(".") || "(state)";
+        throw new FlowError(
+          "invalid-seed-state",
+          `Resource "${ref}" cannot be created by clients: its stateSchema parsed against {} fails at field "${field}" (${seed.error.issues[0]?.message ?? "invalid"}); give the field a default.`,
+          { details: { resource: ref, field } },
+        );
+      }
+      const instance = await runtime.createNew(path, seed.data as JsonObject);
+      if (content !== undefined) {
+        try {
+          await instance.writeContent(content);
+        } catch (error) {
+          throw new FlowError(
+            "content-write-failed",
+            `Resource "${ref}": item "${path}" was created but its content could not be written; repair it with PATCH.`,
+            { cause: error, details: { resource: ref, topic: path } },
+          );
+        }
+      }
+      return withData(
+        { topic: path },
+        clientPermissions(runtime.def).state.read ? itemData(runtime.def, instance.state) : undefined,
+      );
+    },
+
+    async patchItemContent(ref, topic, body) {
+      const runtime = internal(ref, "update");
+      need(clientPermissions(runtime.def).content.update, ref, "updating item content", "content.update");
+      const content = (body as { content?: unknown } | null)?.content;
+      if (typeof body !== "object" || body === null || typeof content !== "string") {
+        throw badRequest('The body must be { "content": string }.', { field: "content" });
+      }
+      const path = runtime.toPath(topic);
+      const found = await runtime.find(path, { fresh: true });
+      if (found === null) {
+        throw new FlowError("instance-not-found", `Resource "${ref}" has no item "${path}".`, {
+          details: { resource: ref, topic: path },
+        });
+      }
+      await found.writeContent(content);
+      return { topic: path };
+    },
+
+    async deleteItem(ref, topic) {
+      const runtime = internal(ref, "delete");
+      need(clientPermissions(runtime.def).content.delete, ref, "deleting items", "content.delete");
+      const path = runtime.toPath(topic);
+      return { topic: path, deleted: await runtime.remove(path, true) };
+    },
+  };
+}
+
+function withData(item: ListItem, clientData: JsonValue | undefined): ListItem {
+  if (clientData !== undefined) item.clientData = clientData;
+  return item;
+}
+
+function readCreateBody(body: unknown): { topic: string; content?: string } {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw badRequest('The body must be { "topic": string, "content"?: string }.');
+  }
+  const { topic, content } = body as { topic?: unknown; content?: unknown };
+  if (typeof topic !== "string" || topic === "")
+    throw badRequest('"topic" must be a non-empty string.', { field: "topic" });
+  if (content !== undefined && typeof content !== "string")
+    throw badRequest('"content" must be a string.', { field: "content" });
+  return content === undefined ? { topic } : { topic, content };
+}

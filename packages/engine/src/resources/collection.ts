@@ -1,0 +1,378 @@
+import {
+  type CollectionDefinition,
+  type CollectionHandle,
+  type CollectionKey,
+  FlowError,
+  type InstanceHookContext,
+  type JsonObject,
+  type ResourceStateRecord,
+  resourceIdentity,
+  type ScopeAddress,
+  type WriteCondition,
+} from "@flowrt/core";
+import { applyPatch } from "../state/delta.js";
+import { StateCell } from "../state/state-cell.js";
+import { resourceCellBackend } from "./cell-backends.js";
+import { renderContent, type TemplateSource } from "./content.js";
+import type { ResourceRuntimeContext } from "./context.js";
+import { announceChange } from "./events.js";
+import { type ContentOwner, ResourceInstance } from "./resource-instance.js";
+import { assertContent } from "./single-resource.js";
+
+/**
+ * A collection of one request. Instances live in the flat resource map under their full path; each is a
+ * state cell. Instances read in this request are kept, so an eager collection (listed once at load) and
+ * a lazy one (read per key) answer later `get`s from memory; writes always go through compare-and-swap.
+ */
+export class CollectionRuntime implements ContentOwner {
+  readonly accessor: string;
+  readonly def: CollectionDefinition<any>;
+  readonly handle: CollectionHandle<JsonObject>;
+  readonly address: ScopeAddress;
+  private readonly ctx: ResourceRuntimeContext;
+  private readonly source: TemplateSource;
+  private readonly instances = new Map<string, ResourceInstance>();
+  private readonly hookContext: InstanceHookContext;
+
+  constructor(
+    ctx: ResourceRuntimeContext,
+    source: TemplateSource,
+    accessor: string,
+    def: CollectionDefinition<any>,
+    address: ScopeAddress,
+  ) {
+    this.ctx = ctx;
+    this.source = source;
+    this.accessor = accessor;
+    this.def = def;
+    this.address = address;
+    this.hookContext = {
+      log: (message) => ctx.log.info(message, { resource: accessor }),
+      scopeType: def.scope,
+    };
+    this.handle = this.createHandle();
+  }
+
+  private get store() {
+    return this.ctx.stores.resources;
+  }
+
+  /** The storage path of a runtime key (throws `invalid-key` outside the pattern). */
+  toPath(key: CollectionKey): string {
+    return this.def.compiledPattern.toPath(key, this.accessor);
+  }
+
+  /** Eager prefetch: every instance, listed once. */
+  async load(): Promise<void> {
+    await this.scan();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reading
+
+  private instance(path: string, record: ResourceStateRecord | null): ResourceInstance {
+    let instance = this.instances.get(path);
+    if (instance === undefined) {
+      const identity = resourceIdentity(this.def.scope, path);
+      const cell = new StateCell({
+        name: path,
+        schema: this.def.stateSchema,
+        backend: resourceCellBackend(this.store, this.address, path),
+        onChange: async ({ next, previous, created }) => {
+          const key = this.def.compiledPattern.fromPath(path, this.accessor);
+          if (created)
+            this.runHook("onInstanceCreated", () =>
+              this.def.onInstanceCreated?.(key, next, this.hookContext),
+            );
+          else
+            this.runHook("onInstanceUpdated", () =>
+              this.def.onInstanceUpdated?.(key, next, previous, this.hookContext),
+            );
+          await announceChange(this.ctx, {
+            def: this.def,
+            accessor: this.accessor,
+            kind: "collection",
+            change: created ? "created" : "updated",
+            identity,
+            state: next,
+            previousState: previous,
+          });
+        },
+      });
+      instance = new ResourceInstance(identity, cell, this);
+      this.instances.set(path, instance);
+    }
+    if (record !== null) instance.cell.prime({ value: record.state, version: record.version });
+    return instance;
+  }
+
+  /** The live instance at `path`, read from the store unless this request already holds it. */
+  async find(path: string, options: { fresh?: boolean } = {}): Promise<ResourceInstance | null> {
+    const held = this.instances.get(path);
+    if (held?.cell.exists && !options.fresh) return held;
+    const record = await this.store.getState(this.address, path);
+    if (record === null) {
+      this.instances.delete(path);
+      return null;
+    }
+    return this.instance(path, record);
+  }
+
+  /** Records LRU access (only collections that evict by recency pay for it). */
+  private async touch(path: string): Promise<void> {
+    if (this.def.eviction === "lru") await this.store.touch(this.address, path);
+  }
+
+  /**
+   * Live instance records under a full-key prefix, in key order. A `**` pattern behind a literal prefix
+   * pages in the store; any other pattern may share its prefix with keys it does not match, so the whole
+   * prefix is read and filtered (the specification's "one unbounded scan").
+   */
+  async page(
+    prefix: string | undefined,
+    offset = 0,
+    limit?: number,
+  ): Promise<{ records: ResourceStateRecord[]; total: number }> {
+    const pattern = this.def.compiledPattern;
+    const listPrefix = pattern.listPrefix(prefix);
+    if (pattern.kind === "deep" && pattern.literalPrefix !== "") {
+      const page = await this.store.list(this.address, {
+        prefix: listPrefix,
+        offset,
+        ...(limit === undefined ? {} : { limit }),
+      });
+      const records = page.items.filter((r) => pattern.matches(r.key));
+      return { records, total: page.total };
+    }
+    const all = (await this.store.list(this.address, { prefix: listPrefix })).items.filter((r) =>
+      pattern.matches(r.key),
+    );
+    return {
+      records: all.slice(offset, limit === undefined ? undefined : offset + limit),
+      total: all.length,
+    };
+  }
+
+  async scan(prefix?: string): Promise<ResourceInstance[]> {
+    const { records } = await this.page(prefix);
+    return records.map((record) => this.instance(record.key, record));
+  }
+
+  async countAll(): Promise<number> {
+    const pattern = this.def.compiledPattern;
+    if (pattern.kind === "deep" && pattern.literalPrefix !== "")
+      return this.store.count(this.address, pattern.literalPrefix);
+    return (await this.page(undefined)).total;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Writing
+
+  /**
+   * Creates a new instance, create-only. The state is validated first and the capacity made room for
+   * second, so a refused create stores nothing and evicts nothing.
+   * @throws FlowError `topic-exists` when the key is live, `collection-full` at the cap with `eviction: "none"`.
+   */
+  async createNew(path: string, partial: Record<string, unknown> | undefined): Promise<ResourceInstance> {
+    if (
+      partial !== undefined &&
+      (typeof partial !== "object" || partial === null || Array.isArray(partial))
+    ) {
+      throw new FlowError(
+        "resource-write-refused",
+        `Resource "${path}" create refused: its state argument is not an object.`,
+      );
+    }
+    const instance = this.instance(path, null);
+    const value = instance.cell.validate("create", applyPatch({}, partial ?? {}));
+    if (await this.store.getState(this.address, path)) throw this.topicExists(path);
+    await this.makeRoom(path);
+    const result = await this.store.putState(this.address, path, value, { type: "absent" });
+    if (!result.ok) throw this.topicExists(path);
+    instance.cell.prime({ value, version: result.version });
+    const key = this.def.compiledPattern.fromPath(path, this.accessor);
+    this.runHook("onInstanceCreated", () =>
+      this.def.onInstanceCreated?.(key, structuredClone(value), this.hookContext),
+    );
+    await announceChange(this.ctx, {
+      def: this.def,
+      accessor: this.accessor,
+      kind: "collection",
+      change: "created",
+      identity: instance.identity,
+      state: value,
+    });
+    return instance;
+  }
+
+  private topicExists(path: string): FlowError {
+    return new FlowError("topic-exists", `Resource "${this.accessor}": an item "${path}" already exists.`, {
+      details: { resource: this.accessor, topic: path },
+    });
+  }
+
+  /** `maxInstances` is checked only when adding: `none` refuses, `lru`/`oldest` evict until there is room. */
+  private async makeRoom(path: string): Promise<void> {
+    const max = this.def.maxInstances;
+    if (max === undefined || (await this.countAll()) < max) return;
+    const live = (await this.page(undefined)).records.filter((r) => r.key !== path);
+    if (live.length < max) return;
+    if (this.def.eviction === "none") {
+      throw new FlowError(
+        "collection-full",
+        `Resource "${this.accessor}" holds ${live.length} of maxInstances ${max}; delete an instance first or set eviction to "lru" or "oldest".`,
+        { details: { resource: this.accessor, maxInstances: max } },
+      );
+    }
+    const by = this.def.eviction === "lru" ? "accessedAt" : "createdAt";
+    live.sort((a, b) => a[by] - b[by] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (const victim of live.slice(0, live.length - max + 1)) await this.remove(victim.key, false);
+  }
+
+  /**
+   * Deletes an instance and its content row. `false` when nothing was live. `guarded` deletes only the
+   * version read here (the client DELETE): a lost race throws `delete-conflict` and leaves the item and its content intact.
+   */
+  async remove(path: string, guarded: boolean): Promise<boolean> {
+    const record = await this.store.getState(this.address, path);
+    if (record === null) return false;
+    const condition: WriteCondition = guarded
+      ? { type: "version", version: record.version }
+      : { type: "any" };
+    const result = await this.store.deleteState(this.address, path, condition);
+    if (!result.ok) {
+      if (result.current === null) return false;
+      throw new FlowError(
+        "delete-conflict",
+        `Resource "${this.accessor}": item "${path}" changed while it was being deleted; retry.`,
+        {
+          retryable: true,
+          details: { resource: this.accessor, topic: path },
+        },
+      );
+    }
+    this.instances.delete(path);
+    const key = this.def.compiledPattern.fromPath(path, this.accessor);
+    this.runHook("onInstanceDeleted", () => this.def.onInstanceDeleted?.(key, this.hookContext));
+    await announceChange(this.ctx, {
+      def: this.def,
+      accessor: this.accessor,
+      kind: "collection",
+      change: "deleted",
+      identity: resourceIdentity(this.def.scope, path),
+    });
+    return true;
+  }
+
+  /** Hooks are synchronous side effects; one that throws is logged, the committed write stands. */
+  private runHook(name: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.ctx.log.error(`${name} hook of "${this.accessor}" threw`, { error: (error as Error)?.message });
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Content
+
+  readContent(instance: ResourceInstance): Promise<string | null> {
+    return renderContent(this.source, this.def, this.accessor, instance);
+  }
+
+  readContentRaw(instance: ResourceInstance): Promise<string | null> {
+    return this.store.getContent(this.address, instance.path);
+  }
+
+  async writeContent(instance: ResourceInstance, content: string): Promise<void> {
+    assertContent(instance.path, content);
+    await this.store.putContent(this.address, instance.path, content);
+    await announceChange(this.ctx, {
+      def: this.def,
+      accessor: this.accessor,
+      kind: "collection",
+      change: "content",
+      identity: instance.identity,
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private missing(path: string): FlowError {
+    return new FlowError("instance-not-found", `Resource "${this.accessor}" has no instance "${path}".`, {
+      details: { resource: this.accessor, topic: path },
+    });
+  }
+
+  private createHandle(): CollectionHandle<JsonObject> {
+    const runtime = this;
+    const def = this.def;
+    return {
+      scope: def.scope,
+      pattern: def.pattern,
+      async create(key, state, options) {
+        const path = runtime.toPath(key);
+        if (options?.replace === true) {
+          const existing = await runtime.find(path, { fresh: true });
+          if (existing !== null) {
+            await existing.setState(state ?? {});
+            return existing;
+          }
+        }
+        return runtime.createNew(path, state);
+      },
+      async get(key) {
+        const path = runtime.toPath(key);
+        const found = await runtime.find(path);
+        if (found === null) throw runtime.missing(path);
+        await runtime.touch(path);
+        return found;
+      },
+      async getOptional(key) {
+        const path = runtime.toPath(key);
+        const found = await runtime.find(path);
+        if (found !== null) await runtime.touch(path);
+        return found;
+      },
+      async getOrCreate(key, init) {
+        const path = runtime.toPath(key);
+        const found = await runtime.find(path);
+        if (found !== null) {
+          await runtime.touch(path);
+          return found;
+        }
+        try {
+          return await runtime.createNew(path, init);
+        } catch (error) {
+          // Another request created it between our read and our write: theirs is the instance.
+          const raced =
+            (error as FlowError)?.code === "topic-exists" ? await runtime.find(path, { fresh: true }) : null;
+          if (raced === null) throw error;
+          return raced;
+        }
+      },
+      async upsert(key, update, createOnly) {
+        const path = runtime.toPath(key);
+        const existing = await runtime.find(path);
+        if (existing !== null) {
+          await existing.patchState(update);
+          return existing;
+        }
+        try {
+          return await runtime.createNew(path, { ...(createOnly ?? {}), ...update });
+        } catch (error) {
+          const raced =
+            (error as FlowError)?.code === "topic-exists" ? await runtime.find(path, { fresh: true }) : null;
+          if (raced === null) throw error;
+          await raced.patchState(update);
+          return raced;
+        }
+      },
+      list: (prefix) => runtime.scan(prefix),
+      count: () => runtime.countAll(),
+      async delete(key) {
+        await runtime.remove(runtime.toPath(key), false);
+      },
+    };
+  }
+}

@@ -1,0 +1,190 @@
+import { posix } from "node:path";
+import { type AnyResourceDefinition, FlowError, isFlowError, parseResourceUri } from "@flowrt/core";
+import { type Tool, tool } from "ai";
+import { z } from "zod";
+import { CollectionRuntime } from "./collection.js";
+import { ExternalCollectionRuntime } from "./external-collection.js";
+import type { ResourceScope } from "./resource-scope.js";
+import { SingleResourceRuntime } from "./single-resource.js";
+
+/** Results per tool call are capped so one call cannot flood the model's context. */
+const MAX_RESULTS = 200;
+
+type Access = "read" | "write";
+
+function allows(def: AnyResourceDefinition, access: Access): boolean {
+  if (access === "read") return def.llmReadable === true;
+  return def.type !== "external" && (def as { llmWritable?: boolean }).llmWritable === true;
+}
+
+function unreachable(uri: string, access: Access): FlowError {
+  return new FlowError(
+    "resource-not-found",
+    `No resource at "${uri}" is ${access === "read" ? "readable" : "writable"} by tools (it needs llm${access === "read" ? "Readable" : "Writable"}: true).`,
+  );
+}
+
+/** A tool reports refusals to the model as data, so that it can correct itself. */
+async function guarded<T>(run: () => Promise<T>): Promise<T | { error: string }> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isFlowError(error)) return { error: error.message };
+    throw error;
+  }
+}
+
+/** The runtime a `uri` addresses, if it is reachable with this access. */
+function locate(scope: ResourceScope, uri: string, access: Access) {
+  const parsed = parseResourceUri(uri);
+  if (parsed === undefined)
+    throw new FlowError("invalid-request", `"${uri}" is not a resource uri (expected "<scope>/<path>").`);
+  for (const accessor of scope.accessors()) {
+    const runtime = scope.runtime(accessor);
+    if (runtime === undefined || runtime.def.scope !== parsed.scope || !allows(runtime.def, access)) continue;
+    if (runtime instanceof SingleResourceRuntime) {
+      if (runtime.handle.path === parsed.path) return { runtime, path: parsed.path };
+    } else if (runtime.def.compiledPattern.matches(parsed.path)) {
+      return { runtime, path: parsed.path };
+    }
+  }
+  throw unreachable(uri, access);
+}
+
+/** Every readable stored resource (externals skipped: they are not enumerable), as `[uri, read]`. */
+async function readableEntries(
+  scope: ResourceScope,
+): Promise<{ uri: string; ref: string; read: () => Promise<string | null> }[]> {
+  const out: { uri: string; ref: string; read: () => Promise<string | null> }[] = [];
+  for (const accessor of scope.accessors()) {
+    const runtime = scope.runtime(accessor);
+    if (runtime === undefined || !allows(runtime.def, "read")) continue;
+    if (runtime instanceof SingleResourceRuntime) {
+      out.push({ uri: runtime.handle.uri, ref: accessor, read: () => runtime.handle.readContent() });
+    } else if (runtime instanceof CollectionRuntime) {
+      for (const instance of await runtime.scan())
+        out.push({ uri: instance.uri, ref: accessor, read: () => instance.readContent() });
+    }
+  }
+  return out;
+}
+
+/** `readResourceContent`: the rendered content at a uri (`llmReadable` resources only; externals read through `read`). */
+export function readResourceContentTool(scope: ResourceScope): Tool {
+  return tool({
+    description: "Read the content of a resource by its uri (for example session/notes/today.md).",
+    inputSchema: z.object({ uri: z.string().describe("The resource uri: <scope>/<path>") }),
+    execute: ({ uri }) =>
+      guarded(async () => {
+        const { runtime, path } = locate(scope, uri, "read");
+        if (runtime instanceof SingleResourceRuntime)
+          return { uri, content: await runtime.handle.readContent() };
+        if (runtime instanceof ExternalCollectionRuntime)
+          return { uri, content: await (await runtime.handle.get(path)).readContent() };
+        return { uri, content: await (await runtime.handle.get(path)).readContent() };
+      }),
+  });
+}
+
+/** `writeResourceContent`: replaces the content at a uri (`llmWritable` only); a collection item is created if missing. */
+export function writeResourceContentTool(scope: ResourceScope): Tool {
+  return tool({
+    description:
+      "Replace the content of a resource by its uri. Creates the collection item when it does not exist.",
+    inputSchema: z.object({ uri: z.string(), content: z.string() }),
+    execute: ({ uri, content }) =>
+      guarded(async () => {
+        const { runtime, path } = locate(scope, uri, "write");
+        if (runtime instanceof SingleResourceRuntime) await runtime.handle.writeContent(content);
+        else if (runtime instanceof CollectionRuntime)
+          await (await runtime.handle.getOrCreate(path)).writeContent(content);
+        return { uri, written: true };
+      }),
+  });
+}
+
+/**
+ * The generic content tools for generators, keyed by tool name. They address resources by `uri` and reach
+ * only resources whose `llmReadable` (`llmWritable` for writes) is `true`. `searchResources` routes to an
+ * external collection's `search` hook; `globResources` and `grepResourceContent` skip external collections.
+ */
+export function createContentTools(scope: ResourceScope): Record<string, Tool> {
+  return {
+    readResourceContent: readResourceContentTool(scope),
+    writeResourceContent: writeResourceContentTool(scope),
+    globResources: tool({
+      description: "List resource uris matching a glob pattern (for example session/files/**/*.md).",
+      inputSchema: z.object({ pattern: z.string() }),
+      execute: ({ pattern }) =>
+        guarded(async () => {
+          const uris = (await readableEntries(scope))
+            .map((e) => e.uri)
+            .filter((uri) => posix.matchesGlob(uri, pattern));
+          return { uris: uris.slice(0, MAX_RESULTS), truncated: uris.length > MAX_RESULTS };
+        }),
+    }),
+    grepResourceContent: tool({
+      description: "Search resource contents with a regular expression; returns matching lines.",
+      inputSchema: z.object({
+        pattern: z.string().describe("A JavaScript regular expression"),
+        uriGlob: z.string().optional().describe("Only resources whose uri matches this glob"),
+        ignoreCase: z.boolean().optional(),
+      }),
+      execute: ({ pattern, uriGlob, ignoreCase }) =>
+        guarded(async () => {
+          let regex: RegExp;
+          try {
+            regex = new RegExp(pattern, ignoreCase ? "i" : "");
+          } catch (error) {
+            throw new FlowError("invalid-request", `Invalid regular expression: ${(error as Error).message}`);
+          }
+          const matches: { uri: string; line: number; text: string }[] = [];
+          for (const entry of await readableEntries(scope)) {
+            if (uriGlob !== undefined && !posix.matchesGlob(entry.uri, uriGlob)) continue;
+            const content = await entry.read();
+            if (content === null) continue;
+            const lines = content.split("\n");
+            for (let i = 0; i < lines.length && matches.length <= MAX_RESULTS; i++) {
+              if (regex.test(lines[i] ?? ""))
+                matches.push({ uri: entry.uri, line: i + 1, text: lines[i] ?? "" });
+            }
+          }
+          return { matches: matches.slice(0, MAX_RESULTS), truncated: matches.length > MAX_RESULTS };
+        }),
+    }),
+    searchResources: tool({
+      description: "Search resources by text. External collections are searched through their own search.",
+      inputSchema: z.object({
+        query: z.string(),
+        ref: z.string().optional().describe("Only this resource (accessor name)"),
+        limit: z.number().int().min(1).max(MAX_RESULTS).optional(),
+      }),
+      execute: ({ query, ref, limit }) =>
+        guarded(async () => {
+          const max = limit ?? 20;
+          const needle = query.toLowerCase();
+          const results: { uri: string; ref: string }[] = [];
+          for (const accessor of scope.accessors()) {
+            if (ref !== undefined && accessor !== ref) continue;
+            const runtime = scope.runtime(accessor);
+            if (runtime === undefined || !allows(runtime.def, "read")) continue;
+            if (runtime instanceof ExternalCollectionRuntime) {
+              if (runtime.def.search === undefined) continue;
+              const page = await runtime.search({ search: query, limit: max });
+              for (const item of page.items) results.push({ uri: item.uri, ref: accessor });
+              continue;
+            }
+            const instances =
+              runtime instanceof SingleResourceRuntime ? [runtime.handle] : await runtime.scan();
+            for (const instance of instances) {
+              const content = (await instance.readContent()) ?? "";
+              if (instance.uri.toLowerCase().includes(needle) || content.toLowerCase().includes(needle)) {
+                results.push({ uri: instance.uri, ref: accessor });
+              }
+            }
+          }
+          return { results: results.slice(0, max) };
+        }),
+    }),
+  };
+}

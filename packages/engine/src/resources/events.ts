@@ -1,0 +1,98 @@
+import {
+  type AnyResourceDefinition,
+  clientPermissions,
+  type JsonObject,
+  type JsonValue,
+  projectClientData,
+  type ResourceIdentity,
+} from "@flowrt/core";
+import type {
+  ResourceChangeKind,
+  ResourceChangeNotice,
+  ResourceRuntimeContext,
+  ScopeClientView,
+} from "./context.js";
+
+/**
+ * A projection computed by application code may return anything; what reaches the stream must be JSON.
+ * `undefined` (or a value JSON cannot carry) means "no clientData".
+ */
+export function toJsonValue(value: unknown): JsonValue | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : (JSON.parse(text) as JsonValue);
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ResourceChange {
+  def: AnyResourceDefinition;
+  accessor: string;
+  kind: "single" | "collection";
+  change: ResourceChangeKind;
+  identity: ResourceIdentity;
+  state?: JsonObject;
+  previousState?: JsonObject;
+}
+
+/**
+ * Announces one committed change (resource_change rules 1–4): collections announce every mutation,
+ * single resources only under `live: true`; under `live` state writes and creates carry the projected
+ * `clientData` (never content), deletes mark the item gone and content writes carry no data. Every
+ * change, announced or not, is then handed to `runReaction` inside the turn.
+ */
+export async function announceChange(ctx: ResourceRuntimeContext, change: ResourceChange): Promise<void> {
+  const live = clientPermissions(change.def).live;
+  if (change.kind === "collection" || live) {
+    const data: JsonObject = { scope: change.identity.scope, ref: change.accessor, kind: change.kind };
+    if (change.kind === "collection") data.topic = change.identity.path;
+    data.change = change.change;
+    if (live && change.state !== undefined && (change.change === "created" || change.change === "updated")) {
+      const clientData = toJsonValue(projectClientData(change.def, change.state));
+      if (clientData !== undefined) data.clientData = clientData;
+    }
+    await ctx.emit("resource_change", data);
+  }
+  if (ctx.runReaction) {
+    const notice: ResourceChangeNotice = {
+      ref: change.accessor,
+      kind: change.kind,
+      scope: change.identity.scope,
+      change: change.change,
+      path: change.identity.path,
+      uri: change.identity.uri,
+    };
+    if (change.state !== undefined) notice.state = change.state;
+    if (change.previousState !== undefined) notice.previousState = change.previousState;
+    await ctx.runReaction(notice);
+  }
+}
+
+/**
+ * A scope's client projection: `expose` fields verbatim, `derived` values computed. A derived function
+ * that throws is logged and left out rather than failing the write or the snapshot that asked for it.
+ */
+export function projectScopeState(
+  ctx: ResourceRuntimeContext,
+  scope: string,
+  client: ScopeClientView,
+  state: JsonObject,
+): JsonObject {
+  const out: JsonObject = {};
+  for (const field of client.expose) {
+    if (Object.hasOwn(state, field) && state[field] !== undefined) out[field] = state[field] as JsonValue;
+  }
+  for (const [name, derive] of Object.entries(client.derived)) {
+    try {
+      const value = toJsonValue(derive(state));
+      if (value !== undefined) out[name] = value;
+    } catch (error) {
+      ctx.log.warn(`${scope} client.derived "${name}" threw; it is left out of clientData`, {
+        error: (error as Error)?.message,
+      });
+    }
+  }
+  return out;
+}

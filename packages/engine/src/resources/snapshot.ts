@@ -1,0 +1,117 @@
+import {
+  type AnyResourceDefinition,
+  clientPermissions,
+  hasClientConfig,
+  type JsonObject,
+  type JsonValue,
+  projectClientData,
+  projectionOf,
+  type ScopeKind,
+} from "@flowrt/core";
+import { CollectionRuntime } from "./collection.js";
+import type { ResourceRuntimeContext } from "./context.js";
+import { projectScopeState, toJsonValue } from "./events.js";
+import { ExternalCollectionRuntime } from "./external-collection.js";
+import { createResourceScope } from "./resource-scope.js";
+import { SingleResourceRuntime } from "./single-resource.js";
+
+export interface SnapshotSingleEntry {
+  clientData?: JsonValue;
+  content?: string | null;
+}
+
+export interface SnapshotCollectionEntry {
+  count: number;
+  prefetched?: { topic: string; clientData?: JsonValue }[];
+}
+
+/** An external collection: an anchor of unknown cardinality, never a count. */
+export type SnapshotExternalEntry = Record<string, never>;
+
+export type SnapshotEntry = SnapshotSingleEntry | SnapshotCollectionEntry | SnapshotExternalEntry;
+
+/** The specification's Snapshot shape. */
+export interface Snapshot {
+  /** `clientData.<scope>`: each scope's projection; only scopes that declare `client`. */
+  clientData: Partial<Record<ScopeKind, JsonObject>>;
+  /** `resources.<scope>.<ref>`: only client-visible resources; a scope appears when it has one. */
+  resources: Partial<Record<ScopeKind, Record<string, SnapshotEntry>>>;
+}
+
+/**
+ * Builds the client snapshot of a session: scope projections and every resource with a `client` config
+ * (others are invisible). Single: `clientData` only with a projection, `content` only with `prefetch`.
+ * Collection: `count` always, `prefetched` (first `prefetchWindow` items in key order) only when the
+ * window is positive, per-item `clientData` only with `state.read`. External: an empty anchor. Resources
+ * of the org scope on a session without an org are left out.
+ */
+export async function buildSnapshot(
+  ctx: ResourceRuntimeContext,
+  declarations: Readonly<Record<string, AnyResourceDefinition>>,
+): Promise<Snapshot> {
+  const visible: Record<string, AnyResourceDefinition> = {};
+  for (const [accessor, def] of Object.entries(declarations))
+    if (hasClientConfig(def)) visible[accessor] = def;
+  const scope = createResourceScope(ctx, visible);
+  const snapshot: Snapshot = { clientData: {}, resources: {} };
+
+  const scopeKinds: ScopeKind[] = ["session", "user", "org"];
+  await Promise.all(
+    scopeKinds.map(async (kind) => {
+      const client = ctx.flow[kind]?.client;
+      if (client === undefined || (kind === "org" && ctx.session.orgId === undefined)) return;
+      await scope.scopes[kind].load();
+      snapshot.clientData[kind] = projectScopeState(ctx, kind, client, scope.scopes[kind].state);
+    }),
+  );
+
+  const entries = await Promise.all(
+    scope
+      .accessors()
+      .map(async (accessor): Promise<[AnyResourceDefinition, string, SnapshotEntry] | null> => {
+        const runtime = scope.runtime(accessor);
+        if (runtime === undefined) return null;
+        if (runtime instanceof ExternalCollectionRuntime) return [runtime.def, accessor, {}];
+        if (runtime instanceof SingleResourceRuntime)
+          return [runtime.def, accessor, await singleEntry(runtime)];
+        if (runtime instanceof CollectionRuntime)
+          return [runtime.def, accessor, await collectionEntry(runtime)];
+        return null;
+      }),
+  );
+  for (const entry of entries) {
+    if (entry === null) continue;
+    const [def, accessor, value] = entry;
+    const byScope = snapshot.resources[def.scope] ?? {};
+    byScope[accessor] = value;
+    snapshot.resources[def.scope] = byScope;
+  }
+  return snapshot;
+}
+
+async function singleEntry(runtime: SingleResourceRuntime): Promise<SnapshotSingleEntry> {
+  const entry: SnapshotSingleEntry = {};
+  await runtime.load();
+  if (projectionOf(runtime.def) !== undefined) {
+    const clientData = toJsonValue(projectClientData(runtime.def, runtime.handle.state));
+    if (clientData !== undefined) entry.clientData = clientData;
+  }
+  if (clientPermissions(runtime.def).content.prefetch) entry.content = await runtime.handle.readContent();
+  return entry;
+}
+
+async function collectionEntry(runtime: CollectionRuntime): Promise<SnapshotCollectionEntry> {
+  const window = runtime.def.prefetchWindow;
+  if (window <= 0) return { count: await runtime.countAll() };
+  const { records, total } = await runtime.page(undefined, 0, window);
+  const withData = clientPermissions(runtime.def).state.read;
+  const prefetched = records.map((record) => {
+    const item: { topic: string; clientData?: JsonValue } = { topic: record.key };
+    if (withData) {
+      const clientData = toJsonValue(projectClientData(runtime.def, record.state));
+      if (clientData !== undefined) item.clientData = clientData;
+    }
+    return item;
+  });
+  return { count: total, prefetched };
+}

@@ -1,7 +1,16 @@
 import { DEFINITION_KIND } from "../brand.js";
 import type { BlockKind, ResourceMap } from "./block-definition.js";
 import type { AnySchema } from "./schema.js";
-import { assertName, assertOptions, normalizeResources, optionalSchema, optionalString } from "./validate.js";
+import {
+  assertKnownKeys,
+  assertName,
+  assertOptions,
+  normalizeResources,
+  optionalSchema,
+  optionalString,
+} from "./validate.js";
+
+const COMMON_KEYS = ["name", "description", "inputSchema", "outputSchema", "resources"] as const;
 
 export interface BlockBaseFields<TKind extends BlockKind> {
   readonly [DEFINITION_KIND]: "block";
@@ -20,10 +29,12 @@ export interface BlockBaseFields<TKind extends BlockKind> {
 export function blockBase<TKind extends BlockKind>(
   kind: TKind,
   options: unknown,
+  ownKeys: readonly string[],
 ): { base: BlockBaseFields<TKind>; where: string; options: Record<string, unknown> } {
   assertOptions(`${kind}()`, options);
   assertName(`${kind}()`, options.name);
   const where = `${kind} "${options.name}"`;
+  assertKnownKeys(where, options, [...COMMON_KEYS, ...ownKeys]);
   const base: BlockBaseFields<TKind> = {
     [DEFINITION_KIND]: "block",
     kind,

@@ -68,6 +68,27 @@ describe("handler", () => {
   });
 });
 
+describe("unknown options", () => {
+  it("are refused on every block and on step options, naming the option", () => {
+    const error = definitionError(() => handler({ name: "h", execute: () => 1, inputschema: {} } as never));
+    expect(error.message).toMatch(/handler "h": "inputschema" is not an option here/);
+    expect(error.details).toEqual({ option: "inputschema" });
+    expect(definitionError(() => sequencer({ name: "s", steps: [noop], step: [] } as never)).message).toMatch(
+      /sequencer "s": "step" is not an option/,
+    );
+    expect(
+      definitionError(() => router({ name: "r", routes: { a: noop }, select: () => "a", route: {} } as never))
+        .message,
+    ).toMatch(/"route" is not an option/);
+    expect(
+      definitionError(() => generator({ name: "g", model, prompt: "p", max_steps: 2 } as never)).message,
+    ).toMatch(/"max_steps" is not an option/);
+    expect(definitionError(() => step(noop, { name: "x" } as never)).message).toMatch(
+      /step\(\) options: "name" is not an option/,
+    );
+  });
+});
+
 describe("sequencer and its steps", () => {
   it("keeps steps in order and normalizes a bare block to step(block)", () => {
     const seq = sequencer({ name: "seq", steps: [noop, step(other, { as: "second" })] });

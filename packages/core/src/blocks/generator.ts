@@ -74,7 +74,20 @@ export function generator<
 >(
   options: GeneratorOptions<TIn, TOut, TResources>,
 ): GeneratorBlock<SchemaInput<TIn>, TOut extends AnySchema ? z.output<TOut> : string> {
-  const { base, where, options: raw } = blockBase("generator", options);
+  const {
+    base,
+    where,
+    options: raw,
+  } = blockBase("generator", options, [
+    "model",
+    "system",
+    "prompt",
+    "user",
+    "tools",
+    "contentTools",
+    "maxSteps",
+    "tokenBudget",
+  ]);
   if (!isLanguageModelLike(raw.model)) {
     throw new DefinitionError(
       `${where}: "model" must be an AI SDK language model or a non-empty model id string, got ${describe(raw.model)}.`,

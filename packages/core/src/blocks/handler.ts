@@ -62,7 +62,7 @@ export function handler<
 >(
   options: HandlerOptions<TIn, TOut, TResult, TResources, TSession, TUser, TOrg>,
 ): HandlerBlock<SchemaInput<TIn>, TOut extends AnySchema ? z.output<TOut> : Awaited<TResult>> {
-  const { base, where, options: raw } = blockBase("handler", options);
+  const { base, where, options: raw } = blockBase("handler", options, ["session", "user", "org", "execute"]);
   for (const scope of ["session", "user", "org"] as const) optionalSchema(where, scope, raw[scope]);
   const execute = requireFunction<HandlerBlock["execute"]>(where, "execute", raw.execute);
   return Object.freeze({ ...base, execute });

@@ -40,7 +40,7 @@ export function router<
   SchemaInput<TIn>,
   TOut extends AnySchema ? z.output<TOut> : BlockOutput<TRoutes[keyof TRoutes]>
 > {
-  const { base, where, options: raw } = blockBase("router", options);
+  const { base, where, options: raw } = blockBase("router", options, ["routes", "select"]);
   const routes = raw.routes;
   if (typeof routes !== "object" || routes === null || Array.isArray(routes)) {
     throw new DefinitionError(

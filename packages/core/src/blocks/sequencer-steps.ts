@@ -16,7 +16,14 @@ import type {
   StepPredicate,
 } from "./block-definition.js";
 import { isBlockDefinition } from "./block-definition.js";
-import { assertOptions, describe, optionalFunction, requireBlock, requireFunction } from "./validate.js";
+import {
+  assertKnownKeys,
+  assertOptions,
+  describe,
+  optionalFunction,
+  requireBlock,
+  requireFunction,
+} from "./validate.js";
 
 const STEP_BRAND = Symbol.for("flowrt.sequencer-step");
 
@@ -34,6 +41,7 @@ export interface StepOptions {
 function stepFields(where: string, options: StepOptions | undefined) {
   if (options === undefined) return { input: undefined, as: undefined };
   assertOptions(`${where} options`, options);
+  assertKnownKeys(`${where} options`, options as Record<string, unknown>, ["input", "as"]);
   const as = options.as;
   if (as !== undefined && (typeof as !== "string" || as.trim() === "")) {
     throw new DefinitionError(`${where}: "as" must be a non-empty string, got ${describe(as)}.`);

@@ -63,7 +63,7 @@ export function sequencer<
 >(
   options: SequencerOptions<TIn, TOut, TResources, TSteps>,
 ): SequencerBlock<SchemaInput<TIn>, TOut extends AnySchema ? z.output<TOut> : LastStepOutput<TSteps>> {
-  const { base, where, options: raw } = blockBase("sequencer", options);
+  const { base, where, options: raw } = blockBase("sequencer", options, ["steps"]);
   const steps = raw.steps;
   if (!Array.isArray(steps) || steps.length === 0) {
     throw new DefinitionError(`${where}: "steps" must be a non-empty array, got ${describe(steps)}.`);

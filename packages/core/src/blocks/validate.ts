@@ -23,6 +23,24 @@ export function assertOptions(where: string, options: unknown): asserts options 
   }
 }
 
+/** Refuses option keys outside `allowed`: a misspelt option would otherwise be silently ignored. */
+export function assertKnownKeys(
+  where: string,
+  options: Record<string, unknown>,
+  allowed: readonly string[],
+): void {
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) {
+      throw new DefinitionError(
+        `${where}: "${key}" is not an option here (options: ${allowed.join(", ")}).`,
+        {
+          option: key,
+        },
+      );
+    }
+  }
+}
+
 export function assertName(where: string, name: unknown): asserts name is string {
   if (typeof name !== "string" || name.trim() === "") {
     throw new DefinitionError(`${where}: "name" must be a non-empty string, got ${describe(name)}.`);

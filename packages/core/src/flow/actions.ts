@@ -1,5 +1,6 @@
 import { isBlockDefinition } from "../blocks/block-definition.js";
 import {
+  assertKnownKeys,
   assertOptions,
   describe,
   optionalBoolean,
@@ -11,6 +12,8 @@ import {
 import { DefinitionError } from "../errors.js";
 import type { ActionDefinition } from "./flow-types.js";
 import { assertPathName } from "./path-segment.js";
+
+export const POLICY_KEYS = ["durable", "tokenBudget", "onCompleted", "onErrored"] as const;
 
 type Policy = Pick<ActionDefinition, "durable" | "tokenBudget" | "onCompleted" | "onErrored">;
 
@@ -40,6 +43,7 @@ export function normalizeActions(
     const where = `Flow "${flowKind}" action "${name}"`;
     const config: Record<string, unknown> = isBlockDefinition(entry) ? { block: entry } : (entry as never);
     assertOptions(where, config);
+    assertKnownKeys(where, config, ["block", "description", ...POLICY_KEYS]);
     const block = requireBlock(where, "block", config.block);
     actions[name] = Object.freeze({
       name,

@@ -1,4 +1,4 @@
-import { describe, optionalBoolean, optionalFunction } from "../blocks/validate.js";
+import { assertKnownKeys, describe, optionalBoolean, optionalFunction } from "../blocks/validate.js";
 import { DefinitionError } from "../errors.js";
 import type { FlowAuthenticationConfig, FlowPrincipalResolver } from "./flow-types.js";
 
@@ -9,6 +9,7 @@ export function normalizeAuthentication(where: string, value: unknown): FlowAuth
   }
   const auth = value as Record<string, unknown>;
   const at = `${where} authentication`;
+  assertKnownKeys(at, auth, ["resolvePrincipal", "requireUser", "defaultUserId", "requireOrg"]);
   const defaultUserId = auth.defaultUserId;
   if (defaultUserId !== undefined && (typeof defaultUserId !== "string" || defaultUserId === "")) {
     throw new DefinitionError(

@@ -108,6 +108,40 @@ describe("defineFlow", () => {
   });
 });
 
+describe("unknown options", () => {
+  it("are refused at every level of a flow definition, naming the option", () => {
+    const stateSchema = z.object({ n: z.number().default(0) });
+    const cases: [object, RegExp][] = [
+      [{ kind: "f", action: {} }, /Flow "f": "action" is not an option here/],
+      [
+        { kind: "f", actions: { a: { block: ping, durabel: true } } },
+        /action "a": "durabel" is not an option/,
+      ],
+      [{ kind: "f", session: { schema: stateSchema } }, /Flow "f" session: "schema" is not an option/],
+      [
+        { kind: "f", session: { stateSchema, client: { exclude: ["n"] } } },
+        /session client: "exclude" is not an option/,
+      ],
+      [
+        { kind: "f", authentication: { requireuser: false } },
+        /authentication: "requireuser" is not an option/,
+      ],
+      [{ kind: "f", webhooks: { gh: { on: {}, events: {} } } }, /webhook "gh": "events" is not an option/],
+      [
+        { kind: "f", webhooks: { gh: { on: { push: { block: ping, filter: () => true } } } } },
+        /"filter" is not an option/,
+      ],
+    ];
+    for (const [options, message] of cases) {
+      expect(definitionError(() => defineFlow(options as never)).message).toMatch(message);
+    }
+    const flow = defineFlow({ kind: "f" });
+    expect(definitionError(() => flow.instance({ id: "g", kind: "x" } as never)).message).toMatch(
+      /"kind" is not an option/,
+    );
+  });
+});
+
 describe("flow.instance", () => {
   const flow = defineFlow({ kind: "support", actions: { ping } });
 

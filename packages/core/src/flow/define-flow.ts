@@ -1,6 +1,12 @@
 import type { ResourceMap } from "../blocks/block-definition.js";
 import type { AnySchema, SchemaState } from "../blocks/schema.js";
-import { assertOptions, normalizeResources, optionalBoolean, optionalString } from "../blocks/validate.js";
+import {
+  assertKnownKeys,
+  assertOptions,
+  normalizeResources,
+  optionalBoolean,
+  optionalString,
+} from "../blocks/validate.js";
 import { DEFINITION_KIND, definitionKindOf } from "../brand.js";
 import { DefinitionError } from "../errors.js";
 import { assertFlowLevelResource } from "../resources/index.js";
@@ -15,6 +21,20 @@ import {
 } from "./resource-rules.js";
 import { normalizeScopeConfig } from "./scope-config.js";
 import { normalizeWebhooks } from "./webhooks.js";
+
+const FLOW_KEYS = [
+  "kind",
+  "description",
+  "actions",
+  "resources",
+  "session",
+  "user",
+  "org",
+  "authentication",
+  "webhooks",
+  "isolateUserState",
+  "isolateOrgState",
+];
 
 type FlowFields = Omit<
   AnyFlowDefinition,
@@ -47,6 +67,7 @@ export function defineFlow<
   assertFlowId("defineFlow()", `"kind"`, raw.kind);
   const kind = raw.kind;
   const where = `Flow "${kind}"`;
+  assertKnownKeys(where, raw, FLOW_KEYS);
 
   const fields: FlowFields = {
     kind,
@@ -113,6 +134,7 @@ function build(fields: FlowFields, id: string, instanceOf: string | undefined): 
     instance(options: { id: string }): AnyFlowDefinition {
       const at = `Flow "${fields.kind}" instance()`;
       assertOptions(at, options);
+      assertKnownKeys(at, options, ["id"]);
       assertFlowId(at, `"id"`, options.id);
       return build(fields, options.id, fields.kind);
     },

@@ -1,5 +1,5 @@
 import { objectShapeKeys } from "../blocks/schema.js";
-import { assertOptions, describe, optionalSchema } from "../blocks/validate.js";
+import { assertKnownKeys, assertOptions, describe, optionalSchema } from "../blocks/validate.js";
 import { DefinitionError } from "../errors.js";
 import type { ScopeDefinition } from "./flow-types.js";
 
@@ -15,9 +15,11 @@ export function normalizeScopeConfig(flowKind: string, scope: ScopeName, value: 
   if (value === undefined) return EMPTY_SCOPE;
   const where = `Flow "${flowKind}" ${scope}`;
   assertOptions(where, value);
+  assertKnownKeys(where, value, ["stateSchema", "client"]);
   const stateSchema = optionalSchema(where, "stateSchema", value.stateSchema);
   if (value.client === undefined) return Object.freeze({ stateSchema, client: undefined });
   assertOptions(`${where} client`, value.client);
+  assertKnownKeys(`${where} client`, value.client, ["expose", "derived"]);
   const { expose, derived } = value.client;
 
   if (expose !== undefined && (!Array.isArray(expose) || expose.some((f) => typeof f !== "string"))) {

@@ -1,4 +1,5 @@
 import {
+  assertKnownKeys,
   assertOptions,
   describe,
   optionalFunction,
@@ -6,9 +7,11 @@ import {
   requireBlock,
 } from "../blocks/validate.js";
 import { DefinitionError } from "../errors.js";
-import { normalizePolicy } from "./actions.js";
+import { normalizePolicy, POLICY_KEYS } from "./actions.js";
 import type { WebhookBinding, WebhookProviderBindings } from "./flow-types.js";
 import { assertPathName } from "./path-segment.js";
+
+const BINDING_KEYS = ["block", "input", "inputSchema", "sessionId", "when", ...POLICY_KEYS];
 
 /** `when` is synchronous: a promise would always be truthy, so an async function is refused outright. */
 function syncPredicate(where: string, value: unknown): WebhookBinding["when"] {
@@ -39,6 +42,7 @@ export function normalizeWebhooks(
     assertPathName(where, "webhook provider name", provider);
     const at = `${where} webhook "${provider}"`;
     assertOptions(at, config);
+    assertKnownKeys(at, config, ["on"]);
     const on = config.on;
     if (typeof on !== "object" || on === null || Array.isArray(on)) {
       throw new DefinitionError(
@@ -50,6 +54,7 @@ export function normalizeWebhooks(
       if (eventType === "") throw new DefinitionError(`${at}: event types must be non-empty.`);
       const bindingAt = `${at} event "${eventType}"`;
       assertOptions(bindingAt, binding);
+      assertKnownKeys(bindingAt, binding, BINDING_KEYS);
       bindings[eventType] = Object.freeze({
         provider,
         eventType,

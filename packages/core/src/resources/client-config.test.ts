@@ -8,7 +8,7 @@ import {
   isListedInManifest,
   projectClientData,
   projectionOf,
-} from "./client-config.js";
+} from "./client-projection.js";
 import { defineResourceCollection } from "./define-collection.js";
 import { defineExternalCollection } from "./define-external-collection.js";
 import { defineResource } from "./define-resource.js";

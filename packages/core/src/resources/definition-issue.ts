@@ -15,7 +15,9 @@ export function resourceLabel(name: string | undefined, pattern?: string): strin
  * `<label>: <problem>. <fix>` so that it always names the resource, the option and the way out.
  */
 export function refuseOption(label: string, option: string, problem: string, fix: string): never {
-  throw new DefinitionError(`${label}: ${problem}. ${fix}`, { resource: label, option });
+  // `details.resource` carries the bare name (or pattern) for programmatic use; undefined when unnamed.
+  const resource = /^Resource "(.*)"$/s.exec(label)?.[1];
+  throw new DefinitionError(`${label}: ${problem}. ${fix}`, { resource, option });
 }
 
 /** `a`, `a or b`, `a, b or c`: for the lists of accepted values in messages. */

@@ -14,7 +14,7 @@ const read = async () => null;
 
 describe("definition-time errors 1–9", () => {
   it("rule 1: a missing scope is refused", () => {
-    const message = definitionErrorOf(() => defineResource({ name: "brief" } as never), "scope");
+    const message = definitionErrorOf(() => defineResource({ name: "brief" } as never), "scope", "brief");
     expect(message).toBe('Resource "brief": scope is missing. Set scope to "session", "user" or "org"');
     definitionErrorOf(() => defineResourceCollection({ pattern: "notes/*" } as never), "scope");
     definitionErrorOf(() => defineExternalCollection({ pattern: "t/*", read } as never), "scope");
@@ -74,6 +74,7 @@ describe("definition-time errors 1–9", () => {
     const message = definitionErrorOf(
       () => defineResourceCollection({ pattern: "notes/*", scope: "session", eviction: "lru" }),
       "eviction",
+      "notes/*",
     );
     expect(message).toBe(
       'Resource "notes/*": eviction "lru" needs maxInstances. Set maxInstances to an integer ≥ 1, or use eviction "none"',

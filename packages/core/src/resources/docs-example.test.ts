@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ExternalQuery } from "../runtime-types.js";
-import { hasClientData, isListedInManifest, projectClientData } from "./client-config.js";
+import { hasClientData, isListedInManifest, projectClientData } from "./client-projection.js";
 import { defineResourceCollection } from "./define-collection.js";
 import { defineExternalCollection } from "./define-external-collection.js";
 import { defineResource } from "./define-resource.js";

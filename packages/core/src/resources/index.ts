@@ -1,20 +1,22 @@
+export type {
+  ClientConfigView,
+  ClientContentReadPermissions,
+  ClientContentWritePermissions,
+  ClientProjection,
+  CollectionClientConfig,
+  ExternalClientConfig,
+  SingleClientConfig,
+  StateField,
+} from "./client-config.js";
 export {
-  type ClientConfigView,
-  type ClientContentReadPermissions,
-  type ClientContentWritePermissions,
   type ClientPermissions,
-  type ClientProjection,
-  type CollectionClientConfig,
   clientPermissions,
-  type ExternalClientConfig,
   hasClientConfig,
   hasClientData,
   isListedInManifest,
   projectClientData,
   projectionOf,
-  type SingleClientConfig,
-  type StateField,
-} from "./client-config.js";
+} from "./client-projection.js";
 export { defineResourceCollection } from "./define-collection.js";
 export { defineExternalCollection } from "./define-external-collection.js";
 export { defineResource } from "./define-resource.js";

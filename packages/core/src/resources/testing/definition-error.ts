@@ -5,7 +5,7 @@ import { hasErrorCode } from "../../errors.js";
  * Runs `make`, expects a `DefinitionError` for `option`, and returns its message for further checks. Test-only
  * (excluded from the public surface: nothing in src/index.ts reaches it).
  */
-export function definitionErrorOf(make: () => unknown, option: string): string {
+export function definitionErrorOf(make: () => unknown, option: string, resource?: string): string {
   let caught: unknown;
   try {
     make();
@@ -17,5 +17,6 @@ export function definitionErrorOf(make: () => unknown, option: string): string {
   const error = caught as Error & { details?: Record<string, unknown> };
   expect(error.name).toBe("DefinitionError");
   expect(error.details?.option).toBe(option);
+  if (resource !== undefined) expect(error.details?.resource).toBe(resource);
   return error.message;
 }

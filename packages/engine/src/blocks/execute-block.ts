@@ -1,0 +1,45 @@
+import type { AnyBlock } from "@flowrt/core";
+import { throwIfAborted } from "./abort.js";
+import type { BlockRun } from "./block-run.js";
+import { runGenerator } from "./run-generator.js";
+import { runRouter } from "./run-router.js";
+import { runSequencer } from "./run-sequencer.js";
+import { parseBlockInput, parseBlockOutput } from "./validate-io.js";
+
+/**
+ * Runs one block (and everything beneath it) for an action run and returns its output.
+ *
+ * Order, for every block of the tree: refuse if the run is aborted (`request-aborted`); parse the input
+ * through `inputSchema` (`invalid-input`, nothing runs and no event is emitted); emit `block.started`;
+ * load the block's declared resources; run it by kind; parse the output through `outputSchema`
+ * (`invalid-output`); emit `block.completed`. A failing block emits no `block.completed`: the host
+ * records the failure on the request.
+ */
+export async function executeBlock(block: AnyBlock, input: unknown, run: BlockRun): Promise<unknown> {
+  throwIfAborted(run.signal, `${block.kind} "${block.name}"`);
+  const parsed = await parseBlockInput(block, input);
+  const event = { block: block.name, kind: block.kind };
+  await run.emit("block.started", event);
+  await run.loadBlockResources(block);
+  let output: unknown;
+  switch (block.kind) {
+    case "handler":
+      output = await block.execute(parsed, run.ctx);
+      break;
+    case "sequencer":
+      output = await runSequencer(block, parsed, run, executeBlock);
+      break;
+    case "router":
+      output = await runRouter(block, parsed, run, executeBlock);
+      break;
+    case "generator":
+      output = await runGenerator(block, parsed, run);
+      break;
+  }
+  const checked = await parseBlockOutput(block, output);
+  await run.emit("block.completed", event);
+  return checked;
+}
+
+/** The signature of {@link executeBlock}, handed to the composite blocks so that they recurse through it. */
+export type ExecuteBlock = typeof executeBlock;

@@ -1,1 +1,2 @@
-export {};
+export { createFlowRouter, type FlowRouterOptions } from "./create-flow-router.js";
+export { captureRawBody, type RawBodyRequest } from "./raw-body.js";

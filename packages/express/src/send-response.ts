@@ -1,0 +1,54 @@
+import { once } from "node:events";
+import type { ServerResponse } from "node:http";
+import { formatSseEvent, type HttpResponse, type SseStream } from "@flowrt/engine";
+
+/** Writes `chunk`, waiting for the socket to drain when it pushes back; false once the client is gone. */
+async function write(res: ServerResponse, chunk: string): Promise<boolean> {
+  if (res.destroyed || res.writableEnded) return false;
+  if (res.write(chunk)) return true;
+  await Promise.race([once(res, "drain"), once(res, "close")]);
+  return !res.destroyed;
+}
+
+/**
+ * Sends the engine's event stream: one SSE message per event, a `: ping` comment whenever the stream has
+ * been idle for `heartbeatMs`, and the end of the response after the last event. Leaving the loop early
+ * (client gone) returns the iterator, and the request's signal has already told the engine to stop.
+ */
+async function sendStream(res: ServerResponse, stream: SseStream): Promise<void> {
+  res.flushHeaders();
+  let timer: NodeJS.Timeout | undefined;
+  const ping = () => {
+    if (res.destroyed || res.writableEnded) return;
+    res.write(": ping\n\n");
+    timer = setTimeout(ping, stream.heartbeatMs);
+  };
+  timer = setTimeout(ping, stream.heartbeatMs);
+  try {
+    for await (const event of stream.events) {
+      clearTimeout(timer);
+      if (!(await write(res, formatSseEvent(event)))) break;
+      timer = setTimeout(ping, stream.heartbeatMs);
+    }
+  } finally {
+    clearTimeout(timer);
+    if (!res.writableEnded) res.end();
+  }
+}
+
+/** Writes an engine response: status and headers as given, then the JSON body or the event stream. */
+export async function sendResponse(res: ServerResponse, response: HttpResponse): Promise<void> {
+  if (response.stream) {
+    res.writeHead(response.status, response.headers);
+    await sendStream(res, response.stream);
+    return;
+  }
+  if (response.body === undefined) {
+    res.writeHead(response.status, response.headers);
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(response.body);
+  res.writeHead(response.status, { ...response.headers, "content-length": String(Buffer.byteLength(body)) });
+  res.end(body);
+}

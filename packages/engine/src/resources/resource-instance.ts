@@ -26,7 +26,10 @@ export class ResourceInstance implements ResourceHandle<JsonObject> {
     this.uri = identity.uri;
     this.cell = cell;
     this.#owner = owner;
-    Object.defineProperty(this, "cell", { enumerable: false });
+    // Identity is immutable at runtime too, not only in the types.
+    for (const field of ["path", "scope", "uri"] as const)
+      Object.defineProperty(this, field, { writable: false, configurable: false });
+    Object.defineProperty(this, "cell", { enumerable: false, writable: false, configurable: false });
   }
 
   get identity(): ResourceIdentity {

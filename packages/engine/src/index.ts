@@ -1,1 +1,58 @@
-export {};
+export {
+  type ActionHooks,
+  type BlockEventType,
+  type BlockRun,
+  createTokenBudget,
+  executeBlock,
+  runAction,
+  type TokenBudget,
+} from "./blocks/index.js";
+export { createFlowHost, DEFAULT_BASE_PATH, FlowHost } from "./host/flow-host.js";
+export { defaultLogger, type HostLogger, silentLogger } from "./host/logger.js";
+export { ANONYMOUS_USER_ID, type PrincipalOutcome, resolvePrincipal } from "./host/principal.js";
+export { FlowRegistry, type RegisteredFlow } from "./host/registry.js";
+export type { RequestTarget } from "./host/request-runner.js";
+export type {
+  Caller,
+  DispatchOptions,
+  FlowHostOptions,
+  InboundAdapter,
+  WebhookProviderDefinition,
+} from "./host/types.js";
+export {
+  createHttpHandler,
+  type HttpHandler,
+  type HttpHandlerOptions,
+  requestView,
+  sessionView,
+} from "./http/handler.js";
+export { type ProblemDetails, problemFor, STATUS_BY_CODE, statusForError } from "./http/problem.js";
+export { DEFAULT_BODY_LIMIT, parseCookies } from "./http/request-body.js";
+export {
+  formatSseEvent,
+  type HttpRequest,
+  type HttpResponse,
+  json,
+  SSE_HEADERS,
+  type SseStream,
+} from "./http/types.js";
+export { streamRequestEvents } from "./requests/event-stream.js";
+export { REQUEST_EVENT_TYPES, type RequestEventType, TERMINAL_EVENT_TYPES } from "./requests/event-types.js";
+export {
+  buildManifest,
+  buildSnapshot,
+  type ClientResourceApi,
+  checkCrossFlowSchemas,
+  createClientResourceApi,
+  createContentTools,
+  createResourceScope,
+  type ResourceManifest,
+  type ResourceManifestEntry,
+  type ResourceRuntimeContext,
+  type ResourceScope,
+  readResourceContentTool,
+  type Snapshot,
+  writeResourceContentTool,
+} from "./resources/index.js";
+export { type CellBackend, StateCell, type StateChange } from "./state/state-cell.js";
+export { receiveWebhook, type WebhookOutcome } from "./webhooks/receive-webhook.js";

@@ -29,6 +29,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   "inspector-disabled": 404,
   "method-not-allowed": 405,
   "topic-exists": 409,
+  "session-exists": 409,
   "delete-conflict": 409,
   "write-conflict": 409,
   "wrong-instance-session": 409,

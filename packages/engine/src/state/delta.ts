@@ -14,7 +14,11 @@ function refused(message: string, field: string): FlowError {
  * Applies `incState` deltas to a copy of `current`. All fields or none: any wrong-typed target, any
  * non-finite delta or result refuses the whole call. An absent or `null` field counts as 0.
  */
-export function applyIncrements(name: string, current: JsonObject, deltas: Record<string, unknown>): JsonObject {
+export function applyIncrements(
+  name: string,
+  current: JsonObject,
+  deltas: Record<string, unknown>,
+): JsonObject {
   const next = cloneJson(current);
   for (const field of Object.keys(deltas)) {
     const delta = deltas[field];
@@ -27,7 +31,10 @@ export function applyIncrements(name: string, current: JsonObject, deltas: Recor
     }
     const target = hasOwn(current, field) ? current[field] : undefined;
     if (target !== undefined && target !== null && typeof target !== "number") {
-      throw refused(`Resource "${name}" incState target "${field}" is not a number (got ${describeType(target)})`, field);
+      throw refused(
+        `Resource "${name}" incState target "${field}" is not a number (got ${describeType(target)})`,
+        field,
+      );
     }
     const result = ((target as number | null | undefined) ?? 0) + delta;
     if (!Number.isFinite(result)) {
@@ -42,10 +49,16 @@ export function applyIncrements(name: string, current: JsonObject, deltas: Recor
 export function applyPush(name: string, current: JsonObject, field: string, element: JsonValue): JsonObject {
   const target = hasOwn(current, field) ? current[field] : undefined;
   if (target !== undefined && target !== null && !Array.isArray(target)) {
-    throw refused(`Resource "${name}" pushState target "${field}" is not an array (got ${describeType(target)})`, field);
+    throw refused(
+      `Resource "${name}" pushState target "${field}" is not an array (got ${describeType(target)})`,
+      field,
+    );
   }
   const next = cloneJson(current);
-  setOwn(next, field, [...((target as JsonValue[] | null | undefined) ?? []).map((v) => cloneJson(v)), cloneJson(element)]);
+  setOwn(next, field, [
+    ...((target as JsonValue[] | null | undefined) ?? []).map((v) => cloneJson(v)),
+    cloneJson(element),
+  ]);
   return next;
 }
 

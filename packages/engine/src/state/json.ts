@@ -13,7 +13,8 @@ export function findNonJson(value: unknown, path = ""): { path: string; found: s
   }
   if (typeof value === "object") {
     const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return { path, found: proto?.constructor?.name ?? "object" };
+    if (proto !== Object.prototype && proto !== null)
+      return { path, found: proto?.constructor?.name ?? "object" };
     for (const key of Object.keys(value)) {
       const child = (value as Record<string, unknown>)[key];
       if (child === undefined) continue;

@@ -135,7 +135,11 @@ describe("delta rules", () => {
 
   it("field names such as constructor and __proto__ are ordinary data", async () => {
     const store = sharedValue();
-    const c = new StateCell({ name: "free", schema: z.record(z.string(), z.unknown()), backend: store.backend() });
+    const c = new StateCell({
+      name: "free",
+      schema: z.record(z.string(), z.unknown()),
+      backend: store.backend(),
+    });
     await c.load();
     await c.patchState(JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1}'));
     await c.incState({ constructor: 2 });
@@ -179,7 +183,10 @@ describe("getOrPatchState", () => {
       await new Promise((r) => setTimeout(r, 5));
       return "computed";
     };
-    const results = await Promise.all([c.getOrPatchState("label", compute), c.getOrPatchState("label", compute)]);
+    const results = await Promise.all([
+      c.getOrPatchState("label", compute),
+      c.getOrPatchState("label", compute),
+    ]);
     expect(results).toEqual(["computed", "computed"]);
     expect(computes).toBe(1);
     expect(store.get()?.value.label).toBe("computed");

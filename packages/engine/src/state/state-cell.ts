@@ -13,7 +13,13 @@ export interface CellBackend {
   write(value: JsonObject, expectedVersion: number | null): Promise<CasResult<JsonObject>>;
 }
 
-export type StateWriteMethod = "patchState" | "setState" | "updateState" | "incState" | "pushState" | "getOrPatchState";
+export type StateWriteMethod =
+  | "patchState"
+  | "setState"
+  | "updateState"
+  | "incState"
+  | "pushState"
+  | "getOrPatchState";
 
 export interface StateChange {
   method: StateWriteMethod;
@@ -177,7 +183,13 @@ export class StateCell {
         const created = expected === null;
         this.current = next;
         this.version = result.version;
-        await this.options.onChange?.({ method, previous, next: cloneJson(next), created, version: result.version });
+        await this.options.onChange?.({
+          method,
+          previous,
+          next: cloneJson(next),
+          created,
+          version: result.version,
+        });
         return;
       }
       this.adopt(result.current);
@@ -188,7 +200,8 @@ export class StateCell {
           { retryable: true },
         );
       }
-      if (attempt > 3) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
+      if (attempt > 3)
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
     }
   }
 
@@ -202,7 +215,12 @@ export class StateCell {
       throw new FlowError(
         "resource-write-refused",
         `Resource "${this.name}" ${method} refused: field "${field}" ${issue?.message ?? "is invalid"}; nothing was stored.`,
-        { details: { field, issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) } },
+        {
+          details: {
+            field,
+            issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+          },
+        },
       );
     }
     const data = restoreProtoKeys(parsed.data);

@@ -1,0 +1,78 @@
+import type { BlockContext, BlockLogger, JsonObject, Principal } from "@flowrt/core";
+import { createTokenBudget, runAction } from "../blocks/index.js";
+import { createContentTools, createResourceScope } from "../resources/index.js";
+import type { FlowHost } from "./flow-host.js";
+import type { HostLogger } from "./logger.js";
+import type { RequestExecutor } from "./request-runner.js";
+
+/** A logger that stamps every line with the request it belongs to. */
+export function requestLogger(logger: HostLogger, fields: Record<string, unknown>): BlockLogger {
+  return {
+    debug: (message, data) => logger.debug(message, { ...fields, ...data }),
+    info: (message, data) => logger.info(message, { ...fields, ...data }),
+    warn: (message, data) => logger.warn(message, { ...fields, ...data }),
+    error: (message, data) => logger.error(message, { ...fields, ...data }),
+  };
+}
+
+/**
+ * Runs one claimed request: builds its resource scope (flow-level resources load at request start,
+ * action-level ones when their block runs), the block context, and executes the block tree under the
+ * action's policy (token budget, `onCompleted`, `onErrored`).
+ */
+export async function executeAction(host: FlowHost, run: Parameters<RequestExecutor>[0]): Promise<unknown> {
+  const { record, flow, session, block, policy, signal } = run;
+  const principal: Principal = { userId: record.userId };
+  if (record.orgId) principal.orgId = record.orgId;
+  if (session.tenantId) principal.tenantId = session.tenantId;
+  const log = requestLogger(host.logger, { requestId: record.id, flowId: flow.id });
+  const scope = createResourceScope(
+    {
+      stores: host.stores,
+      flow: flow.definition,
+      session,
+      principal,
+      requestId: record.id,
+      signal,
+      log,
+      emit: (type, data) => run.emit(type, data),
+    },
+    flow.flowResources,
+  );
+  await scope.loadScopes();
+  await scope.load();
+
+  const ctx: BlockContext = {
+    session: scope.scopes.session,
+    user: scope.scopes.user,
+    org: scope.scopes.org,
+    resources: scope.handles,
+    principal,
+    sessionId: session.id,
+    requestId: record.id,
+    flowId: flow.id,
+    flowKind: flow.kind,
+    signal,
+    log,
+    emit: async (event) => {
+      await run.emit(event.type, (event.data ?? {}) as JsonObject);
+    },
+  };
+
+  let contentTools: Record<string, unknown> | undefined;
+  return runAction({ block, onCompleted: policy.onCompleted, onErrored: policy.onErrored }, record.input, {
+    ctx,
+    emit: (type, data) => run.emit(type, data),
+    signal,
+    budget: createTokenBudget(policy.tokenBudget),
+    loadBlockResources: async (b) => {
+      const fresh = Object.keys(b.resources).filter((accessor) => scope.definition(accessor) === undefined);
+      scope.declare(b.resources);
+      await scope.load(fresh);
+    },
+    contentTools: () => {
+      contentTools ??= createContentTools(scope);
+      return contentTools;
+    },
+  });
+}

@@ -1,0 +1,360 @@
+import {
+  defineFlow,
+  defineResourceCollection,
+  handler,
+  hasErrorCode,
+  isFlowError,
+  type PrincipalResolutionContext,
+  PrincipalResolutionError,
+} from "@flowrt/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createFlowHost, type FlowHost } from "./flow-host.js";
+import { silentLogger } from "./logger.js";
+import { headerCaller, settle, storeFactories } from "./testing/fixtures.js";
+
+const notes = defineResourceCollection({
+  pattern: "notes/*",
+  scope: "session",
+  stateSchema: z.object({ title: z.string().default("") }),
+  client: { content: { read: true, create: true, update: true, delete: true }, state: { read: true } },
+});
+
+const addNote = handler({
+  name: "addNote",
+  inputSchema: z.object({ key: z.string(), title: z.string() }),
+  execute: async (input, ctx) => {
+    await ctx.resources.notes.create(input.key, { title: input.title });
+    await ctx.session.incState({ added: 1 });
+    return { ok: true, added: ctx.session.state.added };
+  },
+});
+
+const fail = handler({
+  name: "fail",
+  execute: async () => {
+    throw new Error("boom");
+  },
+});
+
+const waitForAbort = handler({
+  name: "waitForAbort",
+  execute: (_input, ctx) =>
+    new Promise((_resolve, reject) => {
+      ctx.signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true });
+    }),
+});
+
+const headerResolver = async (c: PrincipalResolutionContext) => {
+  const user = c.request?.headers["x-user"];
+  if (user === "throw") throw new Error("secret-token-abc leaked?");
+  if (user === "teapot") throw new PrincipalResolutionError("no tea", { status: 418 });
+  return { userId: user, orgId: c.request?.headers["x-org"] };
+};
+
+const notebook = defineFlow({
+  kind: "notebook",
+  authentication: { resolvePrincipal: headerResolver },
+  session: { stateSchema: z.object({ added: z.number().default(0) }), client: { expose: ["added"] } },
+  resources: { notes },
+  actions: { addNote: { block: addNote }, fail: { block: fail }, waitForAbort: { block: waitForAbort } },
+});
+
+async function rejection(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(isFlowError(error)).toBe(true);
+  return error as { code: string; message: string; status?: number };
+}
+
+describe.each(storeFactories)("runtime host on the $name store", (factory) => {
+  let host: FlowHost;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    const made = await factory.create();
+    cleanup = made.cleanup;
+    host = createFlowHost({
+      flows: [notebook],
+      stores: made.stores,
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+    });
+    await host.start();
+  });
+
+  afterEach(async () => {
+    await host.close();
+    await cleanup();
+  });
+
+  it("an action runs its handler, writes state and resources, and streams events in order", async () => {
+    const { request, session } = await host.invoke("notebook", "addNote", headerCaller("u1"), {
+      input: { key: "a", title: "First" },
+    });
+    const { record, events } = await settle(host, request.id);
+    expect(record.status).toBe("completed");
+    expect(record.output).toEqual({ ok: true, added: 1 });
+    expect(record.userId).toBe("u1");
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events[0]!.type).toBe("request.started");
+    expect(events.at(-1)!.type).toBe("request.completed");
+    const types = events.map((e) => e.type);
+    expect(types).toContain("resource_change");
+    expect(types).toContain("state_change");
+    const stateChange = events.find((e) => e.type === "state_change")!;
+    expect(stateChange.data).toEqual({ scope: "session", clientData: { added: 1 } });
+    expect(session.userId).toBe("u1");
+    const snapshot = await host.snapshot(session.id, headerCaller("u1"));
+    expect(snapshot.clientData.session).toEqual({ added: 1 });
+  });
+
+  it("no credential is a 401 (unauthorized) and nothing is written", async () => {
+    const error = await rejection(
+      host.invoke("notebook", "addNote", headerCaller(), { input: { key: "a", title: "x" } }),
+    );
+    expect(error.code).toBe("unauthorized");
+    expect((await host.stores.sessions.list({})).total).toBe(0);
+  });
+
+  it("a resolver that throws fails closed (401) without logging its message", async () => {
+    const lines: string[] = [];
+    const logged = createFlowHost({
+      flows: [notebook],
+      stores: host.stores,
+      recoveryIntervalMs: 0,
+      logger: { ...silentLogger, warn: (m, d) => lines.push(JSON.stringify({ m, d })) },
+    });
+    await logged.start();
+    const error = await rejection(logged.invoke("notebook", "addNote", headerCaller("throw"), { input: {} }));
+    expect(error.code).toBe("unauthorized");
+    expect(lines.join("\n")).not.toContain("secret-token-abc");
+    await logged.close();
+  });
+
+  it("PrincipalResolutionError passes its status through", async () => {
+    const error = await rejection(host.invoke("notebook", "addNote", headerCaller("teapot"), { input: {} }));
+    expect(error.code).toBe("principal-resolution-failed");
+    expect(error.status).toBe(418);
+  });
+
+  it("a session's user is bound for life: another user gets UserBindingMismatchError at context creation", async () => {
+    const { request, session } = await host.invoke("notebook", "addNote", headerCaller("u1"), {
+      input: { key: "a", title: "x" },
+    });
+    await settle(host, request.id);
+    const before = await host.stores.requests.listByStatus(["completed", "failed", "queued", "running"]);
+    const error = await rejection(
+      host.invoke("notebook", "addNote", headerCaller("u2"), {
+        input: { key: "b", title: "y" },
+        sessionId: session.id,
+      }),
+    );
+    expect(error.code).toBe("user-binding-mismatch");
+    const after = await host.stores.requests.listByStatus(["completed", "failed", "queued", "running"]);
+    expect(after.length).toBe(before.length);
+  });
+
+  it("the user is checked before the org: same user, other org gets OrgBindingMismatchError", async () => {
+    const { request, session } = await host.invoke(
+      "notebook",
+      "addNote",
+      headerCaller("u1", { "x-org": "o1" }),
+      {
+        input: { key: "a", title: "x" },
+      },
+    );
+    await settle(host, request.id);
+    expect(session.orgId).toBe("o1");
+    const otherOrg = await rejection(
+      host.invoke("notebook", "addNote", headerCaller("u1", { "x-org": "o2" }), {
+        input: {},
+        sessionId: session.id,
+      }),
+    );
+    expect(otherOrg.code).toBe("org-binding-mismatch");
+    const otherBoth = await rejection(
+      host.invoke("notebook", "addNote", headerCaller("u2", { "x-org": "o2" }), {
+        input: {},
+        sessionId: session.id,
+      }),
+    );
+    expect(otherBoth.code).toBe("user-binding-mismatch");
+  });
+
+  it("an orgId in the body never changes the org", async () => {
+    const session = await host.createSession("notebook", headerCaller("u1", { "x-org": "o1" }), {
+      userId: "intruder",
+      orgId: "o-evil",
+    } as never);
+    expect(session.userId).toBe("u1");
+    expect(session.orgId).toBe("o1");
+  });
+
+  it("a failing handler lands as a failed request with its error", async () => {
+    const { request } = await host.invoke("notebook", "fail", headerCaller("u1"), { input: null });
+    const { record, events } = await settle(host, request.id);
+    expect(record.status).toBe("failed");
+    expect(record.error?.message).toBe("boom");
+    expect(events.at(-1)!.type).toBe("request.failed");
+  });
+
+  it("abort stops a running request through its AbortSignal; a finished one answers request-finished", async () => {
+    const { request } = await host.invoke("notebook", "waitForAbort", headerCaller("u1"), { input: null });
+    for (let i = 0; i < 100 && !host.requests.isRunningHere(request.id); i++)
+      await new Promise((r) => setTimeout(r, 5));
+    const aborted = await host.abortRequest(request.id, headerCaller("u1"));
+    expect(aborted.status).toBe("aborted");
+    const { record, events } = await settle(host, request.id);
+    expect(record.status).toBe("aborted");
+    expect(events.filter((e) => e.type.startsWith("request.") && e.type !== "request.started")).toHaveLength(
+      1,
+    );
+    const again = await rejection(host.abortRequest(request.id, headerCaller("u1")));
+    expect(again.code).toBe("request-finished");
+  });
+
+  it("retry re-runs a finished request with the same input", async () => {
+    const { request, session } = await host.invoke("notebook", "addNote", headerCaller("u1"), {
+      input: { key: "a", title: "x" },
+    });
+    await settle(host, request.id);
+    const retried = await host.retryRequest(request.id, headerCaller("u1"));
+    expect(retried.id).not.toBe(request.id);
+    expect(retried.input).toEqual({ key: "a", title: "x" });
+    expect(retried.metadata).toMatchObject({ origin: "retry", retryOf: request.id });
+    const { record } = await settle(host, retried.id);
+    // The same key again: the collection refuses a second create, so the retry fails on its own terms.
+    expect(record.status).toBe("failed");
+    expect(record.sessionId).toBe(session.id);
+  });
+
+  it("another user reading a session or request gets 403; the owner gets it", async () => {
+    const { request, session } = await host.invoke("notebook", "addNote", headerCaller("u1"), {
+      input: { key: "a", title: "x" },
+    });
+    await settle(host, request.id);
+    expect((await host.getSession(session.id, headerCaller("u1"))).id).toBe(session.id);
+    expect((await rejection(host.getSession(session.id, headerCaller("u2")))).code).toBe("forbidden");
+    expect((await rejection(host.getSession(session.id, headerCaller()))).code).toBe("unauthorized");
+    expect((await rejection(host.getRequest(request.id, headerCaller("u2")))).code).toBe("forbidden");
+    expect((await host.getRequest(request.id, headerCaller("u1"))).status).toBe("completed");
+  });
+});
+
+describe("instance ownership", () => {
+  const open = defineFlow({
+    kind: "open",
+    authentication: { requireUser: false, defaultUserId: "dev" },
+    actions: { noop: { block: handler({ name: "noop", execute: async () => "ok" }) } },
+  });
+  const a = open.instance({ id: "open-a" });
+  const b = open.instance({ id: "open-b" });
+
+  it("another instance's session is 409 wrong-instance-session before any resolver runs", async () => {
+    const [factory] = storeFactories;
+    const made = await factory!.create();
+    let resolverCalls = 0;
+    const guarded = defineFlow({
+      kind: "guarded",
+      authentication: {
+        resolvePrincipal: () => {
+          resolverCalls++;
+          return { userId: "u1" };
+        },
+      },
+      actions: { noop: { block: handler({ name: "noop2", execute: async () => "ok" }) } },
+    });
+    const g1 = guarded.instance({ id: "g1" });
+    const g2 = guarded.instance({ id: "g2" });
+    const host = createFlowHost({
+      flows: [g1, g2],
+      stores: made.stores,
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+    });
+    await host.start();
+    const session = await host.createSession("g1", headerCaller("u1"));
+    resolverCalls = 0;
+    const error = await rejection(host.invoke("g2", "noop", headerCaller("u1"), { sessionId: session.id }));
+    expect(error.code).toBe("wrong-instance-session");
+    expect(resolverCalls).toBe(0);
+    await host.close();
+    await made.cleanup();
+  });
+
+  it("a session with no recorded owner is its kind's only instance's, and migration-required with several", async () => {
+    const [factory] = storeFactories;
+    const made = await factory!.create();
+    const now = new Date().toISOString();
+    await made.stores.sessions.create({
+      id: "legacy",
+      flowId: null,
+      flowKind: "open",
+      userId: "dev",
+      rootSessionId: "legacy",
+      metadata: {},
+      createdAt: now,
+    });
+    const single = createFlowHost({
+      flows: [open],
+      stores: made.stores,
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+    });
+    await single.start();
+    const { request } = await single.invoke("open", "noop", { source: "http" }, { sessionId: "legacy" });
+    expect((await settle(single, request.id)).record.status).toBe("completed");
+    await single.close();
+
+    const several = createFlowHost({
+      flows: [a, b],
+      stores: made.stores,
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+    });
+    await several.start();
+    const error = await rejection(
+      several.invoke("open-a", "noop", { source: "http" }, { sessionId: "legacy" }),
+    );
+    expect(error.code).toBe("migration-required");
+    await several.close();
+    await made.cleanup();
+  });
+
+  it("requireUser: false stamps defaultUserId on the request record", async () => {
+    const [factory] = storeFactories;
+    const made = await factory!.create();
+    const host = createFlowHost({
+      flows: [open],
+      stores: made.stores,
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+    });
+    await host.start();
+    const { request } = await host.invoke("open", "noop", { source: "http" }, {});
+    expect(request.userId).toBe("dev");
+    await settle(host, request.id);
+    await host.close();
+    await made.cleanup();
+  });
+
+  it("startup fails when a flow declares a webhook provider the host did not configure", async () => {
+    const hooked = defineFlow({
+      kind: "hooked",
+      authentication: { requireUser: false, defaultUserId: "svc" },
+      webhooks: {
+        stripe: { on: { "invoice.paid": { block: handler({ name: "paid", execute: async () => 1 }) } } },
+      },
+    });
+    const [factory] = storeFactories;
+    const made = await factory!.create();
+    const host = createFlowHost({ flows: [hooked], stores: made.stores, logger: silentLogger });
+    const error = await rejection(host.start());
+    expect(hasErrorCode(error, "webhook-provider-not-configured")).toBe(true);
+    expect(error.message).toContain("stripe");
+    await made.cleanup();
+  });
+});

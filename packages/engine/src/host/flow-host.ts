@@ -1,0 +1,573 @@
+import { randomUUID } from "node:crypto";
+import {
+  type AnyFlowDefinition,
+  DefinitionError,
+  FlowError,
+  type FlowStores,
+  type JsonObject,
+  type Principal,
+  type PrincipalResolutionContext,
+  type RequestEvent,
+  type RequestRecord,
+  type SessionRecord,
+  TERMINAL_REQUEST_STATUSES,
+} from "@flowrt/core";
+import { streamRequestEvents } from "../requests/event-stream.js";
+import {
+  buildManifest,
+  buildSnapshot,
+  type ClientResourceApi,
+  checkCrossFlowSchemas,
+  createClientResourceApi,
+  createResourceScope,
+  type ResourceManifest,
+  type ResourceRuntimeContext,
+  type Snapshot,
+} from "../resources/index.js";
+import { executeAction, requestLogger } from "./execute-action.js";
+import { defaultLogger, type HostLogger } from "./logger.js";
+import { type PrincipalOutcome, resolvePrincipal, resolverFor } from "./principal.js";
+import { FlowRegistry, type RegisteredFlow } from "./registry.js";
+import { RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
+import { SessionService } from "./sessions.js";
+import type { Caller, DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./types.js";
+
+export const DEFAULT_BASE_PATH = "/api/flows";
+
+/** The runtime: flows, sessions, requests and durable work over injected stores. */
+export class FlowHost {
+  readonly basePath: string;
+  readonly stores: FlowStores;
+  readonly registry: FlowRegistry;
+  readonly sessions: SessionService;
+  readonly logger: HostLogger;
+  readonly inspector: boolean;
+  readonly webhookProviders: Readonly<Record<string, WebhookProviderDefinition>>;
+  readonly hostId: string;
+  private readonly options: FlowHostOptions;
+  private readonly runner: Runner;
+  private state: "new" | "started" | "closed" = "new";
+  private recoveryTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: FlowHostOptions) {
+    this.options = options;
+    this.stores = options.stores;
+    this.basePath = normalizeBasePath(options.basePath ?? DEFAULT_BASE_PATH);
+    this.logger = options.logger ?? defaultLogger;
+    this.inspector = options.inspector ?? process.env.NODE_ENV !== "production";
+    this.webhookProviders = { ...(options.webhookProviders ?? {}) };
+    this.hostId = options.hostId ?? `host-${randomUUID()}`;
+    this.registry = new FlowRegistry(options.flows);
+    checkCrossFlowSchemas(
+      this.registry.flows.map((f) => f.definition),
+      this.logger,
+    );
+    this.sessions = new SessionService(this.stores, this.registry);
+    this.runner = new RequestRunner({
+      stores: this.stores,
+      registry: this.registry,
+      logger: this.logger,
+      hostId: this.hostId,
+      leaseMs: options.leaseMs,
+      execute: (run) => executeAction(this, run),
+    });
+  }
+
+  /** Startup checks (webhook providers), then resumes durable work left by a previous host. */
+  async start(): Promise<void> {
+    if (this.state === "started") return;
+    if (this.state === "closed")
+      throw new FlowError("host-not-started", "This host was closed; create a new one.");
+    this.checkWebhookProviders();
+    this.state = "started";
+    await this.runner.recover();
+    const every = this.options.recoveryIntervalMs ?? 2_000;
+    if (every > 0) {
+      this.recoveryTimer = setInterval(() => {
+        this.runner.recover().catch((error: unknown) => {
+          this.logger.warn("durable recovery pass failed", { error: String(error) });
+        });
+      }, every);
+      this.recoveryTimer.unref?.();
+    }
+  }
+
+  /** Stops taking work, waits for running requests to finish, and closes nothing it did not open. */
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    clearInterval(this.recoveryTimer);
+    await this.runner.close();
+  }
+
+  get started(): boolean {
+    return this.state === "started";
+  }
+
+  private checkWebhookProviders(): void {
+    for (const flow of this.registry.flows) {
+      for (const [provider, bindings] of Object.entries(flow.definition.webhooks)) {
+        const configured = this.webhookProviders[provider];
+        if (!configured) {
+          throw new FlowError(
+            "webhook-provider-not-configured",
+            `Flow "${flow.id}" declares webhook provider "${provider}", which the host did not configure. ` +
+              `Add it to createFlowHost({ webhookProviders: { ${provider}: { verify, eventType } } }).`,
+          );
+        }
+        if (Object.keys(bindings.on).length > 0 && typeof configured.eventType !== "function") {
+          throw new DefinitionError(
+            `Flow "${flow.id}" routes "${provider}" deliveries with "on", but the host's "${provider}" provider has no eventType extractor.`,
+          );
+        }
+      }
+    }
+  }
+
+  // --- principals ---------------------------------------------------------------------------
+
+  resolutionContext(
+    flow: RegisteredFlow,
+    caller: Caller,
+    envelope: Partial<PrincipalResolutionContext["envelope"]>,
+  ) {
+    const context: PrincipalResolutionContext = {
+      source: caller.source,
+      envelope: { flowKind: flow.kind, flowId: flow.id, metadata: {}, ...envelope },
+    };
+    if (caller.request) context.request = caller.request;
+    if (caller.rawBody) context.rawBody = caller.rawBody;
+    return context;
+  }
+
+  /** Resolves the caller for `flow`; an asserted principal (trusted in-process caller) wins. */
+  async principalFor(
+    flow: RegisteredFlow,
+    caller: Caller,
+    envelope: Partial<PrincipalResolutionContext["envelope"]> = {},
+    bodyUserId?: unknown,
+  ): Promise<PrincipalOutcome> {
+    if (caller.principal) return { principal: caller.principal, authenticated: true };
+    return resolvePrincipal({
+      flow: flow.definition,
+      hostResolver: this.options.resolvePrincipal,
+      context: this.resolutionContext(flow, caller, envelope),
+      logger: this.logger,
+      bodyUserId,
+    });
+  }
+
+  hasResolver(flow: RegisteredFlow): boolean {
+    return resolverFor(flow.definition, this.options.resolvePrincipal) !== undefined;
+  }
+
+  /**
+   * Loads an addressed session and checks its owner before anything else runs. The governing flow is
+   * the session's recorded owner. Flows without any resolver are open (development mode).
+   */
+  async authorizeSession(
+    sessionId: string,
+    caller: Caller,
+  ): Promise<{ session: SessionRecord; flow: RegisteredFlow }> {
+    const session = await this.sessions.get(sessionId);
+    const flow = this.sessions.governingFlow(session);
+    if (caller.principal || this.hasResolver(flow)) {
+      const { principal } = await this.principalFor(flow, caller, { sessionId });
+      this.sessions.assertOwner(session, principal);
+    }
+    return { session, flow };
+  }
+
+  /** Loads an addressed request and checks its owner (through its session's governing flow). */
+  async authorizeRequest(
+    requestId: string,
+    caller: Caller,
+  ): Promise<{ request: RequestRecord; flow: RegisteredFlow }> {
+    const request = await this.stores.requests.get(requestId);
+    if (!request) throw new FlowError("request-not-found", `No request "${requestId}" exists.`);
+    const flow = this.registry.ownerOf(request);
+    if (caller.principal || this.hasResolver(flow)) {
+      const { principal } = await this.principalFor(flow, caller, { sessionId: request.sessionId });
+      if (principal.userId !== request.userId) {
+        throw new FlowError("forbidden", "This request belongs to another owner.");
+      }
+    }
+    return { request, flow };
+  }
+
+  // --- sessions -------------------------------------------------------------------------------
+
+  async createSession(
+    flowId: string,
+    caller: Caller,
+    body: {
+      sessionId?: string;
+      title?: string;
+      metadata?: JsonObject;
+      userId?: unknown;
+      parentSessionId?: string;
+    } = {},
+  ): Promise<SessionRecord> {
+    const flow = this.registry.get(flowId);
+    // Specification: with a resolver, userId and orgId come from the principal; a body userId is read only without one.
+    const { principal } = await this.principalFor(flow, caller, {}, body.userId);
+    let parent: SessionRecord | undefined;
+    if (body.parentSessionId) {
+      parent = (await this.authorizeSession(body.parentSessionId, { ...caller, principal })).session;
+    }
+    return this.sessions.create({
+      flow,
+      principal,
+      ...(body.sessionId !== undefined ? { sessionId: body.sessionId } : {}),
+      ...(body.title !== undefined ? { title: body.title } : {}),
+      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+      ...(parent ? { parent } : {}),
+    });
+  }
+
+  async getSession(sessionId: string, caller: Caller): Promise<SessionRecord> {
+    return (await this.authorizeSession(sessionId, caller)).session;
+  }
+
+  /**
+   * The caller's sessions across flows. With a host-level resolver the caller is identified once and
+   * only their rows come back (`userId` can only narrow); without one, only flows that have no
+   * resolver of their own are listed (their sessions are open by the specification's development default).
+   */
+  async listSessions(
+    caller: Caller,
+    query: { userId?: string; flowId?: string } = {},
+  ): Promise<SessionRecord[]> {
+    const scope = await this.listingScope(caller, query);
+    if (!scope) return [];
+    const page = await this.stores.sessions.list({
+      ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
+      flowIds: scope.flowIds,
+      limit: 200,
+    });
+    return page.items;
+  }
+
+  async listActiveRequests(caller: Caller, query: { userId?: string; flowId?: string } = {}) {
+    const scope = await this.listingScope(caller, query);
+    if (!scope) return [];
+    return this.stores.requests.listActive({
+      ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
+      flowIds: scope.flowIds,
+    });
+  }
+
+  private async listingScope(
+    caller: Caller,
+    query: { userId?: string; flowId?: string },
+  ): Promise<{ userId?: string; flowIds: string[] } | null> {
+    const wanted = (ids: string[]) => (query.flowId ? ids.filter((id) => id === query.flowId) : ids);
+    if (caller.principal || this.options.resolvePrincipal) {
+      const principal =
+        caller.principal ??
+        (
+          await resolvePrincipal({
+            flow: EMPTY_FLOW,
+            hostResolver: this.options.resolvePrincipal,
+            context: {
+              source: caller.source,
+              ...(caller.request ? { request: caller.request } : {}),
+              envelope: { flowKind: "", flowId: "", metadata: {} },
+            },
+            logger: this.logger,
+          })
+        ).principal;
+      if (query.userId !== undefined && query.userId !== principal.userId) return null;
+      // Flows with their own resolver may identify users differently: list only flows the host resolver governs.
+      const flowIds = this.registry.flows
+        .filter((f) => !f.definition.authentication.resolvePrincipal)
+        .map((f) => f.id);
+      return { userId: principal.userId, flowIds: wanted(flowIds) };
+    }
+    const open = this.registry.flows.filter((f) => !this.hasResolver(f)).map((f) => f.id);
+    return { ...(query.userId !== undefined ? { userId: query.userId } : {}), flowIds: wanted(open) };
+  }
+
+  /** Children of a conversation, scoped to the parent's owner, tenant, org and flow (from the stored parent). */
+  async listChildren(sessionId: string, caller: Caller): Promise<SessionRecord[]> {
+    const { session } = await this.authorizeSession(sessionId, caller);
+    return this.stores.sessions.listChildren(session.id, {
+      userId: session.userId,
+      ...(session.orgId ? { orgId: session.orgId } : {}),
+      ...(session.tenantId ? { tenantId: session.tenantId } : {}),
+      flowId: session.flowId,
+    });
+  }
+
+  // --- actions and requests -------------------------------------------------------------------
+
+  /**
+   * Starts an action. The address is checked against a stored session's owner before any resolver
+   * runs; the principal is then resolved and bound to the session (mismatches throw at context
+   * creation, with nothing written). Returns once the request is persisted.
+   */
+  async invoke(
+    flowId: string,
+    actionName: string,
+    caller: Caller,
+    body: {
+      input?: unknown;
+      sessionId?: string;
+      userId?: unknown;
+      parentSessionId?: string;
+      metadata?: JsonObject;
+    },
+  ): Promise<{ request: RequestRecord; session: SessionRecord }> {
+    this.assertStarted();
+    const flow = this.registry.get(flowId);
+    const action = flow.definition.actions[actionName];
+    if (!action || !Object.hasOwn(flow.definition.actions, actionName)) {
+      throw new FlowError("action-not-found", `Flow "${flow.id}" has no action "${actionName}".`);
+    }
+    let session: SessionRecord | undefined;
+    if (body.sessionId !== undefined) {
+      session = await this.sessions.get(body.sessionId);
+      this.sessions.checkAddress(flow, session);
+    }
+    const authenticated = caller.principal !== undefined || this.hasResolver(flow);
+    let principal: Principal;
+    if (!authenticated && session && body.userId === undefined) {
+      principal = { userId: session.userId, ...(session.orgId ? { orgId: session.orgId } : {}) };
+    } else {
+      principal = (
+        await this.principalFor(
+          flow,
+          caller,
+          {
+            action: actionName,
+            input: body.input,
+            ...(body.sessionId ? { sessionId: body.sessionId } : {}),
+            metadata: { body: caller.body },
+          },
+          body.userId,
+        )
+      ).principal;
+    }
+    if (session) {
+      this.sessions.assertBinding(session, principal);
+    } else {
+      let parent: SessionRecord | undefined;
+      if (body.parentSessionId) {
+        parent = await this.sessions.get(body.parentSessionId);
+        this.sessions.assertBinding(parent, principal);
+      }
+      session = await this.sessions.create({ flow, principal, ...(parent ? { parent } : {}) });
+    }
+    const request = await this.runner.submit({
+      flow,
+      session,
+      principal,
+      target: { type: "action", action },
+      input: body.input,
+      metadata: { origin: caller.source === "http" ? "action" : caller.source, ...(body.metadata ?? {}) },
+    });
+    return { request, session };
+  }
+
+  /** Custom inbound adapters: an asserted principal wins over the resolver; `responseEmitter: null` is fire-and-forget. */
+  async dispatch(
+    options: DispatchOptions,
+  ): Promise<{ requestId: string; sessionId: string; done: Promise<RequestRecord> }> {
+    const instances = this.registry.instancesOfKind(options.flowKind);
+    const flow = this.registry.find(options.flowKind) ?? instances[0];
+    if (!flow) throw new FlowError("flow-not-found", `No flow of kind "${options.flowKind}" is registered.`);
+    const caller: Caller = {
+      source: options.source,
+      ...(options.principal ? { principal: options.principal } : {}),
+    };
+    const { request, session } = await this.invoke(flow.id, options.action, caller, {
+      input: options.input,
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      ...(options.parentSessionId ? { parentSessionId: options.parentSessionId } : {}),
+      metadata: { origin: options.source, ...(options.metadata ?? {}) },
+    });
+    const done = this.follow(request.id, options.responseEmitter);
+    if (!options.responseEmitter) done.catch(() => {});
+    return { requestId: request.id, sessionId: session.id, done };
+  }
+
+  /** Streams a request's events to `emit` until it ends, and returns the final record. */
+  private async follow(
+    requestId: string,
+    emit: ((event: RequestEvent) => void) | null,
+  ): Promise<RequestRecord> {
+    for await (const event of this.events(requestId)) emit?.(event);
+    const record = await this.stores.requests.get(requestId);
+    if (!record) throw new FlowError("request-not-found", `No request "${requestId}" exists.`);
+    return record;
+  }
+
+  /** The request's events from `afterSeq` on, replayed then live, ending after the terminal event. */
+  events(requestId: string, options: { afterSeq?: number; signal?: AbortSignal } = {}) {
+    return streamRequestEvents(this.stores.requests, requestId, {
+      ...options,
+      isFinished: async () => {
+        const record = await this.stores.requests.get(requestId);
+        return !record || TERMINAL_REQUEST_STATUSES.includes(record.status);
+      },
+    });
+  }
+
+  async getRequest(requestId: string, caller: Caller): Promise<RequestRecord> {
+    return (await this.authorizeRequest(requestId, caller)).request;
+  }
+
+  async abortRequest(requestId: string, caller: Caller): Promise<RequestRecord> {
+    await this.authorizeRequest(requestId, caller);
+    return this.runner.abort(requestId);
+  }
+
+  /** Re-runs a finished action request with the same input; webhook-originated requests are refused. */
+  async retryRequest(requestId: string, caller: Caller): Promise<RequestRecord> {
+    this.assertStarted();
+    const { request, flow } = await this.authorizeRequest(requestId, caller);
+    if (request.metadata.origin === "webhook" || request.action.startsWith("webhook:")) {
+      throw new FlowError(
+        "not-retryable",
+        "Webhook-originated requests cannot be re-run through the retry route.",
+      );
+    }
+    if (!TERMINAL_REQUEST_STATUSES.includes(request.status)) {
+      throw new FlowError(
+        "not-retryable",
+        `Request "${requestId}" is still ${request.status}; abort it or wait.`,
+      );
+    }
+    const action = flow.definition.actions[request.action];
+    if (!action)
+      throw new FlowError("action-not-found", `Flow "${flow.id}" no longer has "${request.action}".`);
+    const session = await this.sessions.get(request.sessionId);
+    const principal: Principal = {
+      userId: request.userId,
+      ...(request.orgId ? { orgId: request.orgId } : {}),
+    };
+    return this.runner.submit({
+      flow,
+      session,
+      principal,
+      target: { type: "action", action },
+      input: request.input,
+      metadata: { origin: "retry", retryOf: request.id },
+    });
+  }
+
+  // --- client views of a session's resources --------------------------------------------------
+
+  /** A resource context outside any request: the session owner's identity, no stream to emit to. */
+  private clientContext(flow: RegisteredFlow, session: SessionRecord): ResourceRuntimeContext {
+    const principal: Principal = { userId: session.userId };
+    if (session.orgId) principal.orgId = session.orgId;
+    if (session.tenantId) principal.tenantId = session.tenantId;
+    return {
+      stores: this.stores,
+      flow: flow.definition,
+      session,
+      principal,
+      requestId: null,
+      signal: new AbortController().signal,
+      log: requestLogger(this.logger, { sessionId: session.id, flowId: flow.id }),
+      emit: async () => {},
+    };
+  }
+
+  /** The session's client snapshot (projections only; never raw state). */
+  async snapshot(sessionId: string, caller: Caller): Promise<Snapshot> {
+    const { session, flow } = await this.authorizeSession(sessionId, caller);
+    return buildSnapshot(this.clientContext(flow, session), flow.allResources);
+  }
+
+  /** The resource manifest: the session must exist; no further permission gate (specification). */
+  async manifest(sessionId: string): Promise<ResourceManifest> {
+    const session = await this.sessions.get(sessionId);
+    const flow = this.sessions.governingFlow(session);
+    return buildManifest(flow.kind, flow.allResources);
+  }
+
+  /** The client resource operations of a session, after the owner check. */
+  async resourceApi(sessionId: string, caller: Caller): Promise<ClientResourceApi> {
+    const { session, flow } = await this.authorizeSession(sessionId, caller);
+    return createClientResourceApi(this.clientContext(flow, session), flow.allResources);
+  }
+
+  /** Development inspector: unfiltered state of a session, its scopes and every declared resource. */
+  async inspect(sessionId: string, caller: Caller): Promise<JsonObject> {
+    if (!this.inspector)
+      throw new FlowError("inspector-disabled", "The development inspector is disabled on this host.");
+    const { session, flow } = await this.authorizeSession(sessionId, caller);
+    const scope = createResourceScope(this.clientContext(flow, session), flow.allResources);
+    await scope.loadScopes();
+    const resources: JsonObject = {};
+    for (const accessor of scope.accessors()) {
+      const handle = scope.handles[accessor];
+      try {
+        if (handle && typeof handle.list === "function" && typeof handle.count === "function") {
+          const items = await handle.list();
+          resources[accessor] = items.map((item: { path: string; state: JsonObject }) => ({
+            path: item.path,
+            state: item.state,
+          }));
+        } else if (handle && "state" in handle) {
+          await scope.load([accessor]);
+          resources[accessor] = {
+            path: handle.path,
+            state: handle.state,
+            content: await handle.readContentRaw(),
+          };
+        }
+      } catch (error) {
+        resources[accessor] = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+    return JSON.parse(
+      JSON.stringify({
+        session,
+        state: {
+          session: scope.scopes.session.state,
+          user: scope.scopes.user.state,
+          org: scope.scopes.org.state,
+        },
+        resources,
+      }),
+    ) as JsonObject;
+  }
+
+  /** The runner, for the webhook pipeline and tests. */
+  get requests(): Runner {
+    return this.runner;
+  }
+
+  private assertStarted(): void {
+    if (this.state !== "started") {
+      throw new FlowError(
+        "host-not-started",
+        this.state === "new" ? "Call `await host.start()` before serving requests." : "This host is closed.",
+      );
+    }
+  }
+}
+
+const EMPTY_FLOW = {
+  id: "",
+  kind: "",
+  authentication: {
+    requireUser: true,
+    resolvePrincipal: undefined,
+    defaultUserId: undefined,
+    requireOrg: false,
+  },
+} as unknown as AnyFlowDefinition;
+
+function normalizeBasePath(path: string): string {
+  const trimmed = `/${path}`.replace(/\/+/g, "/").replace(/\/$/, "");
+  return trimmed === "" ? "" : trimmed;
+}
+
+/** Creates a host. Call `await host.start()` before serving; `await host.close()` drains. */
+export function createFlowHost(options: FlowHostOptions): FlowHost {
+  return new FlowHost(options);
+}

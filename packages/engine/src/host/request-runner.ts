@@ -1,0 +1,347 @@
+import { randomUUID } from "node:crypto";
+import {
+  type ActionDefinition,
+  type AnyBlock,
+  FlowError,
+  type FlowStores,
+  hasErrorCode,
+  isFlowError,
+  type JsonObject,
+  type JsonValue,
+  type Principal,
+  type RequestError,
+  type RequestPatch,
+  type RequestRecord,
+  type SessionRecord,
+  TERMINAL_REQUEST_STATUSES,
+  type WebhookBinding,
+} from "@flowrt/core";
+import { cloneJson } from "../state/json.js";
+import type { HostLogger } from "./logger.js";
+import type { FlowRegistry, RegisteredFlow } from "./registry.js";
+
+/** What a request runs: an action, or a webhook binding. */
+export type RequestTarget =
+  | { type: "action"; action: ActionDefinition }
+  | { type: "webhook"; binding: WebhookBinding };
+
+export interface NewRequest {
+  flow: RegisteredFlow;
+  session: SessionRecord;
+  principal: Principal;
+  target: RequestTarget;
+  input: unknown;
+  metadata?: JsonObject;
+}
+
+/** Runs one claimed request to its end. Supplied by the host, which owns contexts and blocks. */
+export type RequestExecutor = (run: {
+  record: RequestRecord;
+  flow: RegisteredFlow;
+  session: SessionRecord;
+  block: AnyBlock;
+  policy: ActionDefinition | WebhookBinding;
+  signal: AbortSignal;
+  emit: (type: string, data: JsonObject) => Promise<void>;
+}) => Promise<unknown>;
+
+export interface RequestRunnerOptions {
+  stores: FlowStores;
+  registry: FlowRegistry;
+  logger: HostLogger;
+  execute: RequestExecutor;
+  /** Identifies this host in request claims. */
+  hostId: string;
+  /** How long a claim on a running request holds without renewal. @default 30_000 */
+  leaseMs?: number;
+}
+
+export function actionLabel(target: RequestTarget): string {
+  return target.type === "action"
+    ? target.action.name
+    : `webhook:${target.binding.provider}:${target.binding.eventType}`;
+}
+
+function toJson(value: unknown): JsonValue {
+  if (value === undefined) return null;
+  return JSON.parse(JSON.stringify(value)) as JsonValue;
+}
+
+function toRequestError(error: unknown): RequestError {
+  if (isFlowError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
+  // Application errors keep their message on the record (its owner reads it); stacks never leave the host.
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: "internal-error", message, retryable: false };
+}
+
+/**
+ * Requests: their records (`queued → running → completed | failed | aborted`, every transition a
+ * compare-and-swap on the record's version), their event logs, the active registry, abort and the
+ * durable queue. A request is persisted before it is acknowledged; a host claims it with a lease before
+ * running it, so when several hosts share a store exactly one runs it, and a claim left by a host that
+ * died expires and is taken over.
+ */
+export class RequestRunner {
+  private readonly controllers = new Map<string, AbortController>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly leaseMs: number;
+  private closed = false;
+
+  constructor(private readonly options: RequestRunnerOptions) {
+    this.leaseMs = options.leaseMs ?? 30_000;
+  }
+
+  /** Persists a queued request and starts it in the background. Returns once it is persisted. */
+  async submit(request: NewRequest): Promise<RequestRecord> {
+    const record = await this.persist(request, "queued");
+    this.launch(record);
+    return record;
+  }
+
+  /** Persists a request that failed before it could run (e.g. a webhook input that did not validate). */
+  async persistFailed(request: NewRequest, error: unknown): Promise<RequestRecord> {
+    const record = await this.persist(request, "failed", toRequestError(error));
+    await this.emit(record.id, "request.failed", { error: record.error as unknown as JsonObject });
+    return record;
+  }
+
+  private async persist(request: NewRequest, status: "queued" | "failed", error?: RequestError) {
+    const policy = request.target.type === "action" ? request.target.action : request.target.binding;
+    const now = new Date().toISOString();
+    const record: RequestRecord = {
+      id: randomUUID(),
+      sessionId: request.session.id,
+      flowId: request.flow.id,
+      flowKind: request.flow.kind,
+      action: actionLabel(request.target),
+      userId: request.principal.userId,
+      status,
+      input: toJson(request.input),
+      metadata: { ...(request.metadata ?? {}) },
+      durable: policy.durable,
+      version: 1,
+      createdAt: now,
+    };
+    if (request.principal.orgId) record.orgId = request.principal.orgId;
+    if (error) {
+      record.error = error;
+      record.completedAt = now;
+    }
+    await this.options.stores.requests.create(record);
+    return record;
+  }
+
+  /** Starts running a persisted record in the background; errors land on the record. */
+  launch(record: RequestRecord): void {
+    if (this.closed) return;
+    const task = this.run(record).catch((error: unknown) => {
+      this.options.logger.error("request runner failed", {
+        requestId: record.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+    this.running.add(task);
+    void task.finally(() => this.running.delete(task));
+  }
+
+  async emit(requestId: string, type: string, data: JsonObject): Promise<void> {
+    await this.options.stores.requests.appendEvent({
+      requestId,
+      type,
+      at: new Date().toISOString(),
+      data: cloneJson(data),
+    });
+  }
+
+  private async claim(record: RequestRecord): Promise<RequestRecord | null> {
+    const now = Date.now();
+    const claimable =
+      record.status === "queued" || (record.status === "running" && (record.claim?.until ?? 0) < now);
+    if (!claimable) return null;
+    const patch: RequestPatch = {
+      status: "running",
+      claim: { hostId: this.options.hostId, until: now + this.leaseMs },
+      startedAt: record.startedAt ?? new Date(now).toISOString(),
+    };
+    const result = await this.options.stores.requests.update(record.id, record.version, patch);
+    if (!result.ok) return null;
+    return { ...record, ...patch, claim: patch.claim ?? undefined, version: result.version } as RequestRecord;
+  }
+
+  private targetOf(
+    flow: RegisteredFlow,
+    action: string,
+  ): { block: AnyBlock; policy: ActionDefinition | WebhookBinding } {
+    if (action.startsWith("webhook:")) {
+      const [, provider = "", ...rest] = action.split(":");
+      const binding = flow.definition.webhooks[provider]?.on[rest.join(":")];
+      if (binding) return { block: binding.block, policy: binding };
+    } else {
+      const definition = flow.definition.actions[action];
+      if (definition) return { block: definition.block, policy: definition };
+    }
+    throw new FlowError("action-not-found", `Flow "${flow.id}" no longer has "${action}".`);
+  }
+
+  private async run(initial: RequestRecord): Promise<void> {
+    const claimed = await this.claim(initial);
+    if (!claimed) return;
+    let record = claimed;
+    const { stores, registry } = this.options;
+    const controller = new AbortController();
+    this.controllers.set(record.id, controller);
+    const renew = setInterval(
+      () => {
+        void (async () => {
+          const until = Date.now() + this.leaseMs;
+          const result = await stores.requests.update(record.id, record.version, {
+            claim: { hostId: this.options.hostId, until },
+          });
+          if (result.ok)
+            record = { ...record, claim: { hostId: this.options.hostId, until }, version: result.version };
+          else controller.abort(); // aborted, or taken over after our lease lapsed: stop working on it
+        })().catch(() => {});
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
+    renew.unref?.();
+
+    try {
+      const session = await stores.sessions.get(record.sessionId);
+      if (!session)
+        throw new FlowError("session-not-found", `Session "${record.sessionId}" no longer exists.`);
+      const flow = registry.get(record.flowId);
+      const { block, policy } = this.targetOf(flow, record.action);
+      await stores.requests.markActive({
+        requestId: record.id,
+        sessionId: record.sessionId,
+        flowId: record.flowId,
+        userId: record.userId,
+        ...(record.orgId ? { orgId: record.orgId } : {}),
+        action: record.action,
+        startedAt: record.startedAt ?? new Date().toISOString(),
+      });
+      await this.emit(record.id, "request.started", {
+        action: record.action,
+        sessionId: record.sessionId,
+        ...(record.metadata.webhook ? { webhook: record.metadata.webhook } : {}),
+      });
+      let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
+      try {
+        const output = await this.options.execute({
+          record,
+          flow,
+          session,
+          block,
+          policy,
+          signal: controller.signal,
+          emit: (type, data) => this.emit(record.id, type, data),
+        });
+        outcome = { ok: true, output };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+      await this.finish(record, outcome, controller.signal.aborted);
+    } catch (error) {
+      await this.finish(record, { ok: false, error }, false);
+    } finally {
+      clearInterval(renew);
+      this.controllers.delete(record.id);
+      await stores.requests.clearActive(record.id).catch(() => {});
+    }
+  }
+
+  /** Writes the terminal status unless someone else (an abort) already did; then the terminal event. */
+  private async finish(
+    record: RequestRecord,
+    outcome: { ok: true; output: unknown } | { ok: false; error: unknown },
+    aborted: boolean,
+  ): Promise<void> {
+    const { stores } = this.options;
+    const completedAt = new Date().toISOString();
+    const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));
+    const patch: RequestPatch = outcome.ok
+      ? { status: "completed", output: toJson(outcome.output), completedAt, claim: null }
+      : wasAbort
+        ? { status: "aborted", error: toRequestError(outcome.error), completedAt, claim: null }
+        : { status: "failed", error: toRequestError(outcome.error), completedAt, claim: null };
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const current = await stores.requests.get(record.id);
+      if (!current || TERMINAL_REQUEST_STATUSES.includes(current.status)) return;
+      if (current.claim && current.claim.hostId !== this.options.hostId) return; // taken over
+      const result = await stores.requests.update(record.id, current.version, patch);
+      if (!result.ok) continue;
+      if (patch.status === "completed")
+        await this.emit(record.id, "request.completed", { output: patch.output ?? null });
+      else if (patch.status === "aborted") await this.emit(record.id, "request.aborted", {});
+      else await this.emit(record.id, "request.failed", { error: patch.error as unknown as JsonObject });
+      return;
+    }
+  }
+
+  /** Aborts a queued or running request on any host; 409 `request-finished` once it has ended. */
+  async abort(requestId: string): Promise<RequestRecord> {
+    const { stores } = this.options;
+    for (;;) {
+      const current = await stores.requests.get(requestId);
+      if (!current) throw new FlowError("request-not-found", `No request "${requestId}" exists.`);
+      if (TERMINAL_REQUEST_STATUSES.includes(current.status)) {
+        throw new FlowError("request-finished", `Request "${requestId}" has already ${current.status}.`);
+      }
+      const completedAt = new Date().toISOString();
+      const error: RequestError = { code: "request-aborted", message: "The request was aborted." };
+      const result = await stores.requests.update(requestId, current.version, {
+        status: "aborted",
+        error,
+        completedAt,
+        claim: null,
+      });
+      if (!result.ok) continue;
+      this.controllers.get(requestId)?.abort();
+      await this.emit(requestId, "request.aborted", {});
+      return { ...current, status: "aborted", error, completedAt, claim: undefined, version: result.version };
+    }
+  }
+
+  /**
+   * Claims and runs durable requests left queued, or running under a lapsed claim (a host that died).
+   * Non-durable requests orphaned the same way are marked failed: nobody promised to finish them.
+   */
+  async recover(): Promise<number> {
+    const { stores } = this.options;
+    const candidates = await stores.requests.listByStatus(["queued", "running"]);
+    let launched = 0;
+    const now = Date.now();
+    for (const record of candidates) {
+      if (this.controllers.has(record.id)) continue;
+      const lapsed = record.status === "queued" ? true : (record.claim?.until ?? 0) < now;
+      if (!lapsed) continue;
+      if (record.durable) {
+        this.launch(record);
+        launched++;
+      } else if (record.status === "running" || now - Date.parse(record.createdAt) > this.leaseMs) {
+        await stores.requests
+          .update(record.id, record.version, {
+            status: "failed",
+            error: { code: "internal-error", message: "The host running this request stopped." },
+            completedAt: new Date().toISOString(),
+            claim: null,
+          })
+          .then((r) =>
+            r.ok ? this.emit(record.id, "request.failed", { error: { code: "internal-error" } }) : undefined,
+          );
+      }
+    }
+    return launched;
+  }
+
+  isRunningHere(requestId: string): boolean {
+    return this.controllers.has(requestId);
+  }
+
+  /** Stops taking work and waits for what runs here to finish. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+}

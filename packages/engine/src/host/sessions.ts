@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import {
+  FlowError,
+  type FlowStores,
+  type JsonObject,
+  OrgBindingMismatchError,
+  type Principal,
+  type SessionRecord,
+  UserBindingMismatchError,
+} from "@flowrt/core";
+import type { FlowRegistry, RegisteredFlow } from "./registry.js";
+
+const SESSION_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+export function assertSessionId(id: unknown): asserts id is string {
+  if (typeof id !== "string" || !SESSION_ID.test(id)) {
+    throw new FlowError(
+      "invalid-request",
+      "A session id is 1–200 characters of letters, digits, '_', '.', ':' or '-'.",
+      { details: { field: "sessionId" } },
+    );
+  }
+}
+
+export interface CreateSessionInput {
+  flow: RegisteredFlow;
+  principal: Principal;
+  sessionId?: string;
+  title?: string;
+  metadata?: JsonObject;
+  /** The conversation this session is dispatched beneath. */
+  parent?: SessionRecord;
+}
+
+/** Sessions: creation bound to a principal for life, instance ownership, and lineage. */
+export class SessionService {
+  constructor(
+    private readonly stores: FlowStores,
+    private readonly registry: FlowRegistry,
+  ) {}
+
+  async create(input: CreateSessionInput): Promise<SessionRecord> {
+    const id = input.sessionId ?? randomUUID();
+    assertSessionId(id);
+    const { principal, parent } = input;
+    const record: SessionRecord = {
+      id,
+      flowId: input.flow.id,
+      flowKind: input.flow.kind,
+      userId: principal.userId,
+      rootSessionId: parent ? parent.rootSessionId : id,
+      metadata: input.metadata ?? {},
+      createdAt: new Date().toISOString(),
+    };
+    if (principal.orgId) record.orgId = principal.orgId;
+    if (principal.tenantId) record.tenantId = principal.tenantId;
+    if (parent) record.parentSessionId = parent.id;
+    if (input.title !== undefined) record.title = input.title;
+    if (!(await this.stores.sessions.create(record))) {
+      throw new FlowError("session-exists", `A session with id "${id}" already exists.`, {
+        details: { sessionId: id },
+      });
+    }
+    return record;
+  }
+
+  async get(id: string): Promise<SessionRecord> {
+    const session = typeof id === "string" && SESSION_ID.test(id) ? await this.stores.sessions.get(id) : null;
+    if (!session) throw new FlowError("session-not-found", `No session "${id}" exists.`);
+    return session;
+  }
+
+  /** The flow that governs reads and writes of a session: its recorded owner (never one the caller names). */
+  governingFlow(session: SessionRecord): RegisteredFlow {
+    return this.registry.ownerOf(session);
+  }
+
+  /**
+   * An action or webhook addressed to `addressed` on a stored session: the address must be the session's
+   * owner. Checked before any resolver runs; the owner id is an address, not an authorization.
+   */
+  checkAddress(addressed: RegisteredFlow, session: SessionRecord): void {
+    const owner = session.flowId
+      ? this.registry.find(session.flowId)
+      : (() => {
+          const instances = this.registry.instancesOfKind(session.flowKind);
+          if (instances.length > 1) {
+            throw new FlowError(
+              "migration-required",
+              `Session "${session.id}" has no recorded owner and kind "${session.flowKind}" has several instances; migrate it to one.`,
+            );
+          }
+          return instances[0];
+        })();
+    if (!owner || owner.id !== addressed.id) {
+      throw new FlowError(
+        "wrong-instance-session",
+        `Session "${session.id}" belongs to another flow instance than "${addressed.id}".`,
+        { details: { sessionId: session.id } },
+      );
+    }
+  }
+
+  /** Owner check for addressed routes: 403 for another owner (user or tenant). */
+  assertOwner(session: SessionRecord, principal: Principal): void {
+    const tenantDiffers = session.tenantId !== undefined && session.tenantId !== principal.tenantId;
+    if (session.userId !== principal.userId || tenantDiffers) {
+      throw new FlowError("forbidden", "This session belongs to another owner.");
+    }
+  }
+
+  /** Structural integrity at context creation: a session's user, then its org, never change. */
+  assertBinding(session: SessionRecord, principal: Principal): void {
+    if (session.userId !== principal.userId) {
+      throw new UserBindingMismatchError(session.id, session.userId, principal.userId);
+    }
+    if ((session.orgId ?? undefined) !== (principal.orgId ?? undefined)) {
+      throw new OrgBindingMismatchError(session.id, session.orgId, principal.orgId);
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import type {
+  AnyFlowDefinition,
+  FlowStores,
+  JsonObject,
+  Principal,
+  PrincipalResolutionRequest,
+  PrincipalResolver,
+  RequestEvent,
+} from "@flowrt/core";
+import type { HostLogger } from "./logger.js";
+
+/** Host-side webhook provider (specification: WebhookProviderDefinition). */
+export interface WebhookProviderDefinition {
+  /** Verifies the delivery over its exact bytes; false or a throw answers 401. */
+  verify(
+    rawBody: Uint8Array,
+    headers: Record<string, string | string[] | undefined>,
+  ): boolean | Promise<boolean>;
+  /** Required when a subscribed flow uses `on`. */
+  eventType?(
+    payload: unknown,
+    headers: Record<string, string | string[] | undefined>,
+  ): string | null | undefined;
+  /** @default JSON parse of the UTF-8 body */
+  parse?(rawBody: Uint8Array, headers: Record<string, string | string[] | undefined>): unknown;
+  deliveryId?(payload: unknown, headers: Record<string, string | string[] | undefined>): string | undefined;
+  /** A non-null body is answered with 200 and nothing is dispatched (handshakes). */
+  acknowledge?(event: {
+    provider: string;
+    eventType: string | null;
+    payload: unknown;
+    headers: Record<string, string | string[] | undefined>;
+    rawBody: Uint8Array;
+    deliveryId?: string;
+  }): unknown;
+}
+
+export interface FlowHostOptions {
+  /** Flow definitions or named instances (`flow.instance({ id })`). */
+  flows: readonly AnyFlowDefinition[];
+  /** `createMemoryStores()`, `createFsStores({ dir })` or `createPostgresStores(...)`. */
+  stores: FlowStores;
+  /** Used for flows that have no resolver of their own. @default none */
+  resolvePrincipal?: PrincipalResolver;
+  /** Provider name → verifier and extractors. @default {} */
+  webhookProviders?: Record<string, WebhookProviderDefinition>;
+  /** Where the HTTP API is mounted. @default "/api/flows" */
+  basePath?: string;
+  /** Serve `GET /sessions/:id/debug`. @default true, except when NODE_ENV is "production" */
+  inspector?: boolean;
+  /** @default JSON lines on stderr for warnings and errors */
+  logger?: HostLogger;
+  /** How long a running request's claim holds without renewal; a lapsed claim is taken over. @default 30_000 */
+  leaseMs?: number;
+  /** How often the host looks for durable work left by other hosts. @default 2_000; 0 disables */
+  recoveryIntervalMs?: number;
+  /** Identifies this host in request claims. @default a random id */
+  hostId?: string;
+}
+
+/**
+ * Who is calling, as a transport describes it. The host resolves a principal from it per flow;
+ * `principal` is an identity asserted by a trusted in-process caller (custom inbound adapters).
+ */
+export interface Caller {
+  source: string;
+  request?: PrincipalResolutionRequest;
+  rawBody?: Uint8Array;
+  /** The parsed body: given to resolvers as `metadata.body` on action calls only. */
+  body?: unknown;
+  principal?: Principal;
+}
+
+export interface DispatchOptions {
+  source: string;
+  flowKind: string;
+  action: string;
+  input: unknown;
+  /** Asserted by a trusted route; wins over any resolver. */
+  principal?: Principal;
+  sessionId?: string;
+  /** Starts the new session beneath this one (lineage). */
+  parentSessionId?: string;
+  /** Receives the request's events as they happen; `null` is fire-and-forget. */
+  responseEmitter: ((event: RequestEvent) => void) | null;
+  metadata?: JsonObject;
+}
+
+/** A custom inbound adapter (specification: Custom inbound routes). */
+export interface InboundAdapter {
+  source: string;
+  createBindings(host: unknown): {
+    routes: Array<{
+      method: string;
+      /** The full request path, prefix included. */
+      path: string;
+      handler(request: unknown): unknown;
+    }>;
+  };
+}

@@ -1,0 +1,292 @@
+import { FlowError, type JsonObject, type RequestRecord, type SessionRecord } from "@flowrt/core";
+import type { FlowHost } from "../host/flow-host.js";
+import { openApiDocument } from "./openapi.js";
+import { problemFor, statusForError } from "./problem.js";
+import {
+  DEFAULT_BODY_LIMIT,
+  httpCaller,
+  optionalString,
+  parseObjectBody,
+  queryString,
+} from "./request-body.js";
+import { resourceRoutes } from "./resource-routes.js";
+import { type Route, RouteTable } from "./router.js";
+import { type HttpRequest, type HttpResponse, json, SSE_HEADERS } from "./types.js";
+import { webhookRoute } from "./webhook-route.js";
+
+export interface HttpHandlerOptions {
+  /** Largest accepted body in bytes; larger ones get 413. @default 1 MiB */
+  bodyLimit?: number;
+  /** How often an idle event stream sends a `: ping` comment. @default 15_000 */
+  heartbeatMs?: number;
+}
+
+export interface HttpContext {
+  host: FlowHost;
+  bodyLimit: number;
+  heartbeatMs: number;
+}
+
+export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;
+
+export function sessionView(session: SessionRecord) {
+  return {
+    id: session.id,
+    flowId: session.flowId,
+    flowKind: session.flowKind,
+    userId: session.userId,
+    ...(session.orgId !== undefined ? { orgId: session.orgId } : {}),
+    ...(session.parentSessionId !== undefined ? { parentSessionId: session.parentSessionId } : {}),
+    ...(session.title !== undefined ? { title: session.title } : {}),
+    metadata: session.metadata,
+    createdAt: session.createdAt,
+  };
+}
+
+export function requestView(request: RequestRecord) {
+  return {
+    id: request.id,
+    sessionId: request.sessionId,
+    flowId: request.flowId,
+    action: request.action,
+    status: request.status,
+    ...(request.output !== undefined ? { output: request.output } : {}),
+    ...(request.error !== undefined ? { error: request.error } : {}),
+    createdAt: request.createdAt,
+    ...(request.completedAt !== undefined ? { completedAt: request.completedAt } : {}),
+    metadata: request.metadata,
+  };
+}
+
+function wantsEventStream(request: HttpRequest): boolean {
+  const accept = request.headers.accept;
+  return (Array.isArray(accept) ? accept.join(",") : (accept ?? "")).includes("text/event-stream");
+}
+
+function lastEventId(request: HttpRequest): number {
+  const header = request.headers["last-event-id"];
+  const raw = (Array.isArray(header) ? header[0] : header) ?? queryString(request, "after");
+  if (raw === undefined || raw === "") return 0;
+  if (!/^\d{1,15}$/.test(raw)) {
+    throw new FlowError("invalid-request", "Last-Event-ID (or ?after=) must be a non-negative integer.", {
+      details: { field: "after" },
+    });
+  }
+  return Number(raw);
+}
+
+function streamResponse(
+  ctx: HttpContext,
+  requestId: string,
+  request: HttpRequest,
+  afterSeq: number,
+  status = 200,
+) {
+  return {
+    status,
+    headers: { ...SSE_HEADERS },
+    stream: {
+      events: ctx.host.events(requestId, { afterSeq, ...(request.signal ? { signal: request.signal } : {}) }),
+      heartbeatMs: ctx.heartbeatMs,
+    },
+  } satisfies HttpResponse;
+}
+
+const coreRoutes: Route<HttpContext>[] = [
+  {
+    method: "GET",
+    path: "/",
+    handler: async (_req, _params, { host }) =>
+      json(200, {
+        flows: host.registry.flows.map((flow) => ({
+          flowId: flow.id,
+          kind: flow.kind,
+          actions: Object.keys(flow.definition.actions),
+          webhooks: Object.keys(flow.definition.webhooks),
+          requiresAuth: host.hasResolver(flow),
+        })),
+      }),
+  },
+  {
+    method: "GET",
+    path: "/openapi.json",
+    handler: async (_req, _params, { host }) => json(200, openApiDocument(host)),
+  },
+  {
+    method: "GET",
+    path: "/sessions",
+    handler: async (req, _params, { host }) => {
+      const userId = queryString(req, "userId");
+      const flowId = queryString(req, "flowId");
+      const sessions = await host.listSessions(httpCaller(req), {
+        ...(userId !== undefined ? { userId } : {}),
+        ...(flowId !== undefined ? { flowId } : {}),
+      });
+      return json(200, { sessions: sessions.map(sessionView) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/active-requests",
+    handler: async (req, _params, { host }) => {
+      const userId = queryString(req, "userId");
+      const requests = await host.listActiveRequests(httpCaller(req), userId !== undefined ? { userId } : {});
+      return json(200, { requests });
+    },
+  },
+  {
+    method: "GET",
+    path: "/sessions/:sessionId",
+    handler: async (req, { sessionId }, { host }) =>
+      json(200, { session: sessionView(await host.getSession(sessionId!, httpCaller(req))) }),
+  },
+  {
+    method: "GET",
+    path: "/sessions/:sessionId/children",
+    handler: async (req, { sessionId }, { host }) => {
+      const children = await host.listChildren(sessionId!, httpCaller(req));
+      return json(200, { sessions: children.map(sessionView) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/sessions/:sessionId/manifest",
+    handler: async (_req, { sessionId }, { host }) => json(200, await host.manifest(sessionId!)),
+  },
+  {
+    method: "GET",
+    path: "/sessions/:sessionId/state",
+    handler: async (req, { sessionId }, { host }) =>
+      json(200, await host.snapshot(sessionId!, httpCaller(req))),
+  },
+  {
+    method: "GET",
+    path: "/sessions/:sessionId/debug",
+    handler: async (req, { sessionId }, { host }) =>
+      json(200, await host.inspect(sessionId!, httpCaller(req))),
+  },
+  {
+    method: "POST",
+    path: "/:flowId/sessions",
+    handler: async (req, { flowId }, { host, bodyLimit }) => {
+      const body = parseObjectBody(req, bodyLimit);
+      const metadata = body.metadata;
+      if (
+        metadata !== undefined &&
+        (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))
+      ) {
+        throw new FlowError("invalid-request", '"metadata" must be an object.', {
+          details: { field: "metadata" },
+        });
+      }
+      const sessionId = optionalString(body, "sessionId");
+      const title = optionalString(body, "title");
+      const session = await host.createSession(flowId!, httpCaller(req), {
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        ...(title !== undefined ? { title } : {}),
+        ...(metadata !== undefined ? { metadata: metadata as JsonObject } : {}),
+        userId: body.userId,
+      });
+      return json(201, { session: sessionView(session) });
+    },
+  },
+  {
+    method: "POST",
+    path: "/:flowId/actions/:action",
+    handler: async (req, { flowId, action }, ctx) => {
+      const body = parseObjectBody(req, ctx.bodyLimit);
+      const sessionId = optionalString(body, "sessionId");
+      const { request, session } = await ctx.host.invoke(flowId!, action!, httpCaller(req, body), {
+        input: body.input,
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        userId: body.userId,
+      });
+      if (wantsEventStream(req)) {
+        const response = streamResponse(ctx, request.id, req, 0, 200);
+        response.headers["x-request-id"] = request.id;
+        response.headers["x-session-id"] = session.id;
+        return response;
+      }
+      return json(202, { requestId: request.id, sessionId: session.id });
+    },
+  },
+  {
+    method: "GET",
+    path: "/requests/:requestId",
+    handler: async (req, { requestId }, { host }) =>
+      json(200, { request: requestView(await host.getRequest(requestId!, httpCaller(req))) }),
+  },
+  {
+    method: "GET",
+    path: "/requests/:requestId/stream",
+    handler: async (req, { requestId }, ctx) => {
+      const afterSeq = lastEventId(req);
+      await ctx.host.getRequest(requestId!, httpCaller(req));
+      return streamResponse(ctx, requestId!, req, afterSeq);
+    },
+  },
+  {
+    method: "POST",
+    path: "/requests/:requestId/abort",
+    handler: async (req, { requestId }, { host }) => {
+      const record = await host.abortRequest(requestId!, httpCaller(req));
+      return json(202, { status: record.status });
+    },
+  },
+  {
+    method: "POST",
+    path: "/requests/:requestId/retry",
+    handler: async (req, { requestId }, { host }) => {
+      const record = await host.retryRequest(requestId!, httpCaller(req));
+      return json(202, { requestId: record.id, sessionId: record.sessionId });
+    },
+  },
+];
+
+function problemResponse(error: unknown): HttpResponse {
+  const problem = problemFor(error);
+  return { status: problem.status, headers: { "content-type": "application/problem+json" }, body: problem };
+}
+
+/**
+ * The transport-neutral HTTP API of a host: a route table over plain requests and responses. Every
+ * error becomes `application/problem+json` with a catalogue `code`; nothing a handler throws escapes.
+ */
+export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = {}): HttpHandler {
+  const context: HttpContext = {
+    host,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+  };
+  const table = new RouteTable<HttpContext>([...coreRoutes, ...resourceRoutes, webhookRoute]);
+  return async (request) => {
+    try {
+      if (request.rawBody && request.rawBody.byteLength > context.bodyLimit) {
+        throw new FlowError("payload-too-large", `The request body exceeds ${context.bodyLimit} bytes.`, {
+          details: { limit: context.bodyLimit },
+        });
+      }
+      const found = table.match(request.method.toUpperCase(), request.path);
+      if (!found) throw new FlowError("not-found", `Nothing is served at ${request.method} ${request.path}.`);
+      if ("allowed" in found) {
+        const response = problemResponse(
+          new FlowError("method-not-allowed", `${request.method} is not allowed here.`, {
+            details: { allowed: found.allowed },
+          }),
+        );
+        response.headers.allow = found.allowed.join(", ");
+        return response;
+      }
+      return await found.route.handler(request, found.params, context);
+    } catch (error) {
+      if (statusForError(error) >= 500) {
+        host.logger.error("request handler failed", {
+          method: request.method,
+          path: request.path,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+      }
+      return problemResponse(error);
+    }
+  };
+}

@@ -1,0 +1,87 @@
+import { FlowError } from "@flowrt/core";
+import type { HttpRequest, HttpResponse } from "./types.js";
+
+export type RouteParams = Record<string, string>;
+
+export interface Route<TContext> {
+  method: string;
+  /**
+   * Segments separated by `/`: literals, `:name` (one segment, percent-decoded) and a final `*name`
+   * (one or more segments, each decoded, joined with `/`), optionally followed by literal segments.
+   */
+  path: string;
+  handler: (request: HttpRequest, params: RouteParams, context: TContext) => Promise<HttpResponse>;
+}
+
+interface CompiledRoute<TContext> extends Route<TContext> {
+  segments: string[];
+  wildcard: number;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new FlowError("invalid-request", "The path has a malformed percent-encoding.");
+  }
+}
+
+function matchRoute<T>(route: CompiledRoute<T>, parts: string[]): RouteParams | null {
+  const { segments, wildcard } = route;
+  if (wildcard < 0) {
+    if (parts.length !== segments.length) return null;
+  } else if (parts.length < segments.length) {
+    return null;
+  }
+  const params: RouteParams = {};
+  const tailLength = wildcard < 0 ? 0 : segments.length - wildcard - 1;
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!;
+    if (i === wildcard) {
+      const taken = parts.slice(i, parts.length - tailLength);
+      if (taken.length === 0 || taken.some((p) => p === "")) return null;
+      params[seg.slice(1)] = taken.map(decodeSegment).join("/");
+      continue;
+    }
+    const part = wildcard >= 0 && i > wildcard ? parts[parts.length - (segments.length - i)]! : parts[i]!;
+    if (seg.startsWith(":")) {
+      if (part === "") return null;
+      params[seg.slice(1)] = decodeSegment(part);
+    } else if (seg !== part) {
+      return null;
+    }
+  }
+  return params;
+}
+
+/**
+ * A small route table over transport-neutral requests. Routes are tried in the order given, so a
+ * more specific route (e.g. `…/:ref/content`) is listed before the wildcard it shadows.
+ */
+export class RouteTable<TContext> {
+  private readonly routes: CompiledRoute<TContext>[];
+
+  constructor(routes: Route<TContext>[]) {
+    this.routes = routes.map((route) => {
+      const segments = route.path.split("/").filter((s) => s !== "");
+      return { ...route, segments, wildcard: segments.findIndex((s) => s.startsWith("*")) };
+    });
+  }
+
+  /** The matching route, or which methods the path allows (405) or `null` (404). */
+  match(
+    method: string,
+    path: string,
+  ): { route: Route<TContext>; params: RouteParams } | { allowed: string[] } | null {
+    const parts = path.split("/").slice(1);
+    if (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
+    const allowed = new Set<string>();
+    for (const route of this.routes) {
+      const params = matchRoute(route, parts);
+      if (!params) continue;
+      if (route.method === method || (method === "HEAD" && route.method === "GET")) return { route, params };
+      allowed.add(route.method);
+    }
+    return allowed.size > 0 ? { allowed: [...allowed] } : null;
+  }
+}

@@ -1,0 +1,58 @@
+import type { RequestEvent } from "@flowrt/core";
+
+/** A request as any transport can describe it. Header names are lower-case. */
+export interface HttpRequest {
+  method: string;
+  /** Path relative to the host's `basePath`, still percent-encoded (e.g. `/sessions/s1/resources/files/a%2Fb`). */
+  path: string;
+  /** The full original URL (path and query), given to principal resolvers. */
+  url: string;
+  query: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | undefined>;
+  /** The exact body bytes; the layer parses JSON itself. */
+  rawBody?: Uint8Array;
+  /** Aborts when the client goes away (streams stop). */
+  signal?: AbortSignal;
+}
+
+export interface SseStream {
+  /** Events to send, in order; the transport writes `id:`, `event:` and `data:` lines. */
+  events: AsyncIterable<RequestEvent>;
+  /** Comment lines (`: ping`) are sent this often while the stream is idle. @default 15_000 */
+  heartbeatMs: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** A JSON body (serialised by the transport), absent for 204. */
+  body?: unknown;
+  /** Set instead of `body` for `text/event-stream` responses. */
+  stream?: SseStream;
+}
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { "content-type": "application/json; charset=utf-8", ...headers }, body };
+}
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+  connection: "keep-alive",
+};
+
+/** Formats one event as SSE lines. */
+export function formatSseEvent(event: RequestEvent): string {
+  const envelope: Record<string, unknown> = {
+    seq: event.seq,
+    type: event.type,
+    requestId: event.requestId,
+    at: event.at,
+  };
+  // The envelope's fields win over a payload field of the same name.
+  for (const [key, value] of Object.entries(event.data))
+    if (!Object.hasOwn(envelope, key)) envelope[key] = value;
+  const data = JSON.stringify(envelope);
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;
+}

@@ -1,0 +1,165 @@
+import {
+  FlowError,
+  type JsonObject,
+  type SessionRecord,
+  type WebhookBinding,
+  type WebhookInboundEvent,
+} from "@flowrt/core";
+import type { FlowHost } from "../host/flow-host.js";
+import type { RegisteredFlow } from "../host/registry.js";
+import type { Caller } from "../host/types.js";
+
+export type WebhookOutcome =
+  | { status: 200; body: unknown }
+  | { status: 202; body: { requestId: string } | { ignored: true; reason: string } };
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function defaultParse(rawBody: Uint8Array): unknown {
+  return JSON.parse(utf8.decode(rawBody));
+}
+
+function hasOwnBinding(on: Readonly<Record<string, WebhookBinding>>, eventType: string | null) {
+  return eventType !== null && Object.hasOwn(on, eventType) ? on[eventType] : undefined;
+}
+
+/** The flow a webhook path names: an instance id, else the only instance of a kind. */
+function webhookFlow(host: FlowHost, flowKind: string): RegisteredFlow {
+  const byId = host.registry.find(flowKind);
+  if (byId) return byId;
+  const instances = host.registry.instancesOfKind(flowKind);
+  if (instances.length === 1) return instances[0]!;
+  throw new FlowError("flow-not-found", `No flow "${flowKind}" receives webhooks here.`);
+}
+
+/**
+ * The webhook pipeline, in the specification's order: verify, parse, extract the event type,
+ * acknowledge handshakes, route through `on[eventType]`, run `when`, ensure the session, dispatch,
+ * answer 202. The 202 never waits for the handler: the run's outcome lands on the request record.
+ * No deduplication: `deliveryId` is recorded (`metadata.webhook.deliveryId`) and idempotency is the
+ * action's job.
+ */
+export async function receiveWebhook(
+  host: FlowHost,
+  flowKind: string,
+  provider: string,
+  caller: Caller & { rawBody: Uint8Array; headers: Record<string, string | string[] | undefined> },
+): Promise<WebhookOutcome> {
+  const flow = webhookFlow(host, flowKind);
+  const bindings = Object.hasOwn(flow.definition.webhooks, provider)
+    ? flow.definition.webhooks[provider]
+    : undefined;
+  const definition = Object.hasOwn(host.webhookProviders, provider)
+    ? host.webhookProviders[provider]
+    : undefined;
+  if (!bindings || !definition) {
+    throw new FlowError("not-found", `Flow "${flow.id}" does not receive "${provider}" webhooks.`);
+  }
+  const { rawBody, headers } = caller;
+
+  let verified = false;
+  try {
+    verified = (await definition.verify(rawBody, headers)) === true;
+  } catch {
+    verified = false; // a verifier that throws refuses, like one that answers false
+  }
+  if (!verified) throw new FlowError("webhook-verification-failed", "The webhook signature did not verify.");
+
+  let payload: unknown;
+  try {
+    payload = definition.parse ? await definition.parse(rawBody, headers) : defaultParse(rawBody);
+  } catch {
+    throw new FlowError("webhook-parse-failed", "The webhook body could not be parsed.");
+  }
+  let eventType: string | null = null;
+  let deliveryId: string | undefined;
+  try {
+    const extracted = definition.eventType?.(payload, headers);
+    eventType = typeof extracted === "string" ? extracted : null;
+    const id = definition.deliveryId?.(payload, headers);
+    if (typeof id === "string" && id !== "") deliveryId = id;
+  } catch (error) {
+    host.logger.warn("webhook extractor threw; delivery treated as untyped", {
+      provider,
+      error: String(error),
+    });
+  }
+  const event: WebhookInboundEvent = { provider, eventType, payload, headers, rawBody };
+  if (deliveryId !== undefined) event.deliveryId = deliveryId;
+
+  const acknowledgement = definition.acknowledge ? await definition.acknowledge(event) : null;
+  if (acknowledgement !== null && acknowledgement !== undefined)
+    return { status: 200, body: acknowledgement };
+
+  const binding = hasOwnBinding(bindings.on, eventType);
+  if (!binding) return { status: 202, body: { ignored: true, reason: "no binding for this event type" } };
+  try {
+    if (binding.when && !binding.when(event)) return { status: 202, body: { ignored: true, reason: "when" } };
+  } catch (error) {
+    host.logger.warn("webhook `when` threw; delivery ignored", { provider, eventType, error: String(error) });
+    return { status: 202, body: { ignored: true, reason: "when threw" } };
+  }
+
+  const { principal } = await host.principalFor(
+    flow,
+    { ...caller, source: "webhook" },
+    {
+      action: `webhook:${provider}:${eventType}`,
+    },
+  );
+  const session = await ensureSession(host, flow, binding, event, principal);
+
+  const metadata: JsonObject = {
+    origin: "webhook",
+    webhook: { provider, eventType, ...(deliveryId !== undefined ? { deliveryId } : {}) },
+  };
+  const request = { flow, session, principal, target: { type: "webhook" as const, binding }, metadata };
+  let input: unknown;
+  try {
+    input = binding.input ? await binding.input(event) : payload;
+    if (binding.inputSchema) {
+      const parsed = binding.inputSchema.safeParse(input);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new FlowError(
+          "invalid-input",
+          `Webhook input for "${eventType}" failed validation at "${issue?.path.join(".") || "(input)"}": ${issue?.message}`,
+          { details: { field: issue?.path.join(".") } },
+        );
+      }
+      input = parsed.data;
+    }
+  } catch (error) {
+    const failed = await host.requests.persistFailed({ ...request, input: null }, error);
+    return { status: 202, body: { requestId: failed.id } };
+  }
+  const record = await host.requests.submit({ ...request, input });
+  return { status: 202, body: { requestId: record.id } };
+}
+
+/** A fresh ephemeral session, or the named one found or created and bound to the delivery's principal. */
+async function ensureSession(
+  host: FlowHost,
+  flow: RegisteredFlow,
+  binding: WebhookBinding,
+  event: WebhookInboundEvent,
+  principal: { userId: string; orgId?: string; tenantId?: string },
+): Promise<SessionRecord> {
+  const sessionId = binding.sessionId ? await binding.sessionId(event) : undefined;
+  if (sessionId === undefined) {
+    return host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
+  }
+  let session = await host.stores.sessions.get(sessionId);
+  if (!session) {
+    try {
+      session = await host.sessions.create({ flow, principal, sessionId });
+    } catch (error) {
+      // Two deliveries raced to create it: the loser uses the winner's session, then the binding checks apply.
+      session = await host.stores.sessions.get(sessionId);
+      if (!session) throw error;
+    }
+  }
+  host.sessions.checkAddress(flow, session);
+  host.sessions.assertBinding(session, principal);
+  return session;
+}

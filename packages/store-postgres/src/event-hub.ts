@@ -151,6 +151,7 @@ export class EventHub {
     this.listening = false;
     if (this.closed) return;
     this.onError(error);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     const delay = RETRY_MS[Math.min(this.failures, RETRY_MS.length - 1)] as number;
     this.failures++;
     this.retryTimer = setTimeout(() => {

@@ -52,10 +52,13 @@ export function createPgDriver(pool: PgPoolLike, options: { ownsPool: boolean })
       try {
         await client.query(`LISTEN ${channel}`);
       } catch (error) {
-        closed = true;
-        client.removeListener("notification", onNotification);
-        client.removeListener("end", onEnd);
-        client.release(error instanceof Error ? error : true);
+        // When the connection broke, `lost` has already released it.
+        if (!closed) {
+          closed = true;
+          client.removeListener("notification", onNotification);
+          client.removeListener("end", onEnd);
+          client.release(error instanceof Error ? error : true);
+        }
         throw error;
       }
       return {

@@ -29,7 +29,8 @@ export const STORE_FACTORIES: StoreFactory[] = [
         stores,
         async destroy() {
           await stores.close();
-          await rm(dir, { recursive: true, force: true });
+          // Retries cover a store still settling its own files right after close.
+          await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
         },
       };
     },

@@ -22,20 +22,3 @@ describeStoreConformance({
     if (dir) await removeTempDir(dir);
   },
 });
-
-// The same suite over a store reopened on the folder another instance wrote: nothing lives only in memory.
-describeStoreConformance({
-  name: "fs (reopened)",
-  create: async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "flowrt-fs-reopened-"));
-    await createFsStores({ dir, retention: false }).close();
-    const stores = createFsStores({ dir, retention: false });
-    dirs.set(stores, dir);
-    return stores;
-  },
-  destroy: async (stores) => {
-    await stores.close();
-    const dir = dirs.get(stores);
-    if (dir) await removeTempDir(dir);
-  },
-});

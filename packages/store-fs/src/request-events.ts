@@ -53,9 +53,15 @@ export class FsRequestEvents {
     assertCount(afterSeq, "afterSeq");
     assertCount(limit, "limit");
     await this.ctx.ready();
-    // Loading first repairs a line a crash cut short, before anyone reads the file.
-    await this.loaded(requestId);
-    const events = await readJsonLines<RequestEvent>(this.fileOf(requestId), { repair: false });
+    const file = this.fileOf(requestId);
+    const events =
+      this.states.get(requestId)?.next != null
+        ? // Appends of this instance may be in flight: read without touching the file.
+          await readJsonLines<RequestEvent>(file, { repair: false })
+        : // Nothing of this instance appends here yet, so a line a crash cut short can be cut off.
+          await this.mutex.run(`events:${requestId}`, () =>
+            readJsonLines<RequestEvent>(file, { repair: this.states.get(requestId)?.next == null }),
+          );
     const after = events.filter((event) => event.seq > afterSeq);
     return limit === undefined ? after : after.slice(0, limit);
   }

@@ -52,6 +52,7 @@ export class KeyIndex {
     const open = new Map<number, { key: string; live: boolean }>();
     for (const line of lines) {
       if ("c" in line) {
+        index.nextTx = Math.max(index.nextTx, line.c + 1);
         const intent = open.get(line.c);
         if (intent) {
           open.delete(line.c);

@@ -1,1 +1,62 @@
-export {};
+export { createFlowClient, type FlowClient, type FlowClientOptions, type InvokeStream } from "./client.js";
+export {
+  type ClientErrorCode,
+  FlowClientError,
+  type FlowClientErrorInit,
+  isFlowClientError,
+} from "./errors.js";
+export type { StreamOptions, SubscribeOptions } from "./request-stream.js";
+export type { ResourceClient, ResourceItemClient } from "./resources.js";
+export { type SseMessage, SseParser } from "./sse-parser.js";
+export {
+  type BlockCompletedEvent,
+  type BlockStartedEvent,
+  type CustomStreamEvent,
+  type FlowStreamEvent,
+  isStreamEvent,
+  isTerminalEvent,
+  type KnownStreamEvent,
+  type KnownStreamEventType,
+  type RequestAbortedEvent,
+  type RequestCompletedEvent,
+  type RequestFailedEvent,
+  type RequestStartedEvent,
+  type ResourceChangeEvent,
+  type StateChangeEvent,
+  type StreamEventBase,
+  type TerminalStreamEvent,
+  type TextDeltaEvent,
+  type ToolCallEvent,
+  type ToolResultEvent,
+} from "./stream-events.js";
+export type { CallOptions, FetchLike, HeaderMap, HeadersOption } from "./transport.js";
+export type {
+  ActiveRequest,
+  CollectionItem,
+  CollectionPage,
+  ContentBody,
+  CreatedItem,
+  CreateSessionBody,
+  CursorPage,
+  DeletedItem,
+  FlowRequest,
+  FlowRequestError,
+  FlowSession,
+  FlowSummary,
+  InvokeBody,
+  InvokeResult,
+  ItemState,
+  JsonObject,
+  JsonPrimitive,
+  JsonValue,
+  ListQuery,
+  OffsetPage,
+  RequestStatus,
+  ResourceManifest,
+  ResourceManifestEntry,
+  ScopeKind,
+  Snapshot,
+  SnapshotCollectionEntry,
+  SnapshotEntry,
+  SnapshotSingleEntry,
+} from "./types.js";

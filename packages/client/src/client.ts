@@ -1,0 +1,248 @@
+import { errorFromResponse, FlowClientError } from "./errors.js";
+import {
+  type StreamOptions,
+  type SubscribeOptions,
+  streamRequestEvents,
+  subscribeToEvents,
+} from "./request-stream.js";
+import { createResourceClient, type ResourceClient } from "./resources.js";
+import type { FlowStreamEvent, TerminalStreamEvent } from "./stream-events.js";
+import { type CallOptions, type FetchLike, type HeadersOption, route, Transport } from "./transport.js";
+import type {
+  ActiveRequest,
+  CreateSessionBody,
+  FlowRequest,
+  FlowSession,
+  FlowSummary,
+  InvokeBody,
+  InvokeResult,
+  JsonValue,
+  RequestStatus,
+  ResourceManifest,
+  Snapshot,
+} from "./types.js";
+
+export interface FlowClientOptions {
+  /**
+   * Origin (and any path prefix) of the server, e.g. `https://api.example.com`. An empty string makes
+   * same-origin relative URLs, which is what a page served by the flowrt host itself wants.
+   */
+  baseUrl: string;
+  /** Where the host mounts the API. @default "/api/flows" */
+  basePath?: string;
+  /** The `fetch` to use. @default globalThis.fetch */
+  fetch?: FetchLike;
+  /**
+   * Headers sent with every request. A function is called before each request (and each stream
+   * reconnect), so it can return a fresh token.
+   * @example headers: async () => ({ authorization: `Bearer ${await getToken()}` })
+   */
+  headers?: HeadersOption;
+}
+
+/** The stream of an action called with `Accept: text/event-stream`. */
+export interface InvokeStream {
+  /**
+   * From the `X-Request-Id` header, else from the first event. A cross-origin page reads that header
+   * only when the server lists it in `Access-Control-Expose-Headers`.
+   */
+  readonly requestId: string | undefined;
+  /** From the `X-Session-Id` header, else from the `request.started` event. */
+  readonly sessionId: string | undefined;
+  /** The events, resumed through `GET /requests/:id/stream` if the connection drops. */
+  readonly events: AsyncGenerator<FlowStreamEvent, TerminalStreamEvent | undefined>;
+}
+
+export interface FlowClient {
+  /** GET `/`: every flow instance the host serves. */
+  listFlows(options?: CallOptions): Promise<FlowSummary[]>;
+  /** POST `/:flowId/sessions` (201). */
+  createSession(flowId: string, body?: CreateSessionBody, options?: CallOptions): Promise<FlowSession>;
+  /** GET `/sessions/:id`. */
+  getSession(sessionId: string, options?: CallOptions): Promise<FlowSession>;
+  /** GET `/sessions`: the caller's sessions; `userId` and `flowId` only narrow the set. */
+  listSessions(query?: { userId?: string; flowId?: string }, options?: CallOptions): Promise<FlowSession[]>;
+  /** GET `/sessions/:id/children`: sessions dispatched beneath this one. */
+  children(sessionId: string, options?: CallOptions): Promise<FlowSession[]>;
+  /** GET `/active-requests`: the caller's queued and running requests. */
+  activeRequests(query?: { userId?: string }, options?: CallOptions): Promise<ActiveRequest[]>;
+  /** GET `/sessions/:id/manifest`: the client-visible resources of the session's flow. */
+  manifest(sessionId: string, options?: CallOptions): Promise<ResourceManifest>;
+  /**
+   * GET `/sessions/:id/state`. `T` lets a caller state the shape its own flow projects; the client
+   * does not check it.
+   */
+  snapshot<T extends Snapshot = Snapshot>(sessionId: string, options?: CallOptions): Promise<T>;
+  /** POST `/:flowId/actions/:action` (202). Without `sessionId` the server creates a session. */
+  invoke<TInput = unknown>(
+    flowId: string,
+    action: string,
+    body: InvokeBody<TInput>,
+    options?: CallOptions,
+  ): Promise<InvokeResult>;
+  /**
+   * POST `/:flowId/actions/:action` with `Accept: text/event-stream`: the request's events inline.
+   * The POST is sent once (it is not idempotent); a dropped stream is resumed by request id.
+   */
+  invokeAndStream<TInput = unknown>(
+    flowId: string,
+    action: string,
+    body: InvokeBody<TInput>,
+    options?: StreamOptions,
+  ): Promise<InvokeStream>;
+  /** GET `/requests/:id`. `TOutput` is the caller's claim about the action's output. */
+  getRequest<TOutput = JsonValue>(requestId: string, options?: CallOptions): Promise<FlowRequest<TOutput>>;
+  /** POST `/requests/:id/abort` (202); 409 `request-finished` when it already ended. */
+  abort(requestId: string, options?: CallOptions): Promise<{ status: RequestStatus }>;
+  /** POST `/requests/:id/retry` (202): a new request with the same input. */
+  retry(requestId: string, options?: CallOptions): Promise<InvokeResult>;
+  /** The resource endpoints of one resource or collection of a session. */
+  resources<TClientData = JsonValue>(sessionId: string, ref: string): ResourceClient<TClientData>;
+  /**
+   * GET `/requests/:id/stream` as an async iterator that resumes across dropped connections and ends
+   * after the terminal event (its return value). Breaking out of the loop closes the connection.
+   */
+  events(
+    requestId: string,
+    options?: StreamOptions,
+  ): AsyncGenerator<FlowStreamEvent, TerminalStreamEvent | undefined>;
+  /**
+   * The same stream through a callback. Resolves with the terminal event, or `undefined` when stopped
+   * through `signal`; rejects with a {@link FlowClientError} when the stream cannot be (re)opened.
+   */
+  subscribe(requestId: string, options: SubscribeOptions): Promise<TerminalStreamEvent | undefined>;
+}
+
+function invalidBody(what: string): FlowClientError {
+  return new FlowClientError({
+    status: 200,
+    code: "invalid-response",
+    title: "Invalid response",
+    detail: `The answer has no ${what}.`,
+  });
+}
+
+/** Takes one field out of an answer, refusing an answer that lacks it. */
+async function field<T>(answer: Promise<Record<string, unknown>>, name: string): Promise<T> {
+  const body = await answer;
+  if (typeof body !== "object" || body === null || body[name] === undefined) throw invalidBody(`"${name}"`);
+  return body[name] as T;
+}
+
+function checkId(name: string, value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(
+      `${name} must be a non-empty string (got ${JSON.stringify(value) ?? String(value)}).`,
+    );
+  }
+  return value;
+}
+
+/**
+ * A typed client for the flowrt HTTP API. Runs wherever `fetch` and web streams exist (browsers,
+ * Node 22+, Deno, Bun, workers).
+ * @example
+ * const client = createFlowClient({ baseUrl: "", headers: async () => ({ authorization: `Bearer ${token}` }) });
+ * const { requestId } = await client.invoke("notebook", "addNote", { input: { key: "a", title: "A" } });
+ * for await (const event of client.events(requestId)) console.log(event.type);
+ */
+export function createFlowClient(options: FlowClientOptions): FlowClient {
+  const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
+  if (typeof fetchImpl !== "function")
+    throw new TypeError("No fetch is available: pass `fetch` in the options.");
+  if (typeof options.baseUrl !== "string")
+    throw new TypeError('`baseUrl` must be a string ("" for same-origin).');
+  const transport = new Transport({
+    baseUrl: options.baseUrl,
+    basePath: options.basePath ?? "/api/flows",
+    fetch: fetchImpl,
+    headers: options.headers,
+  });
+  const get = (path: string, call?: CallOptions, query?: Record<string, string | undefined>) =>
+    transport.json<Record<string, unknown>>("GET", path, { call, query });
+  const post = (path: string, body: unknown, call?: CallOptions) =>
+    transport.json<Record<string, unknown>>("POST", path, { body, call });
+
+  const events: FlowClient["events"] = (requestId, streamOptions = {}) =>
+    streamRequestEvents(transport, { requestId: checkId("requestId", requestId) }, streamOptions);
+
+  return {
+    listFlows: (call) => field(get("/", call), "flows"),
+    createSession: async (flowId, body = {}, call) =>
+      field(post(route`/${flowId}/sessions`, body, call), "session"),
+    getSession: async (sessionId, call) => field(get(route`/sessions/${sessionId}`, call), "session"),
+    listSessions: (query = {}, call) =>
+      field(get("/sessions", call, { userId: query.userId, flowId: query.flowId }), "sessions"),
+    children: async (sessionId, call) => field(get(route`/sessions/${sessionId}/children`, call), "sessions"),
+    activeRequests: (query = {}, call) =>
+      field(get("/active-requests", call, { userId: query.userId }), "requests"),
+    manifest: async (sessionId, call) =>
+      (await get(route`/sessions/${sessionId}/manifest`, call)) as unknown as ResourceManifest,
+    snapshot: async <T extends Snapshot>(sessionId: string, call?: CallOptions) =>
+      (await get(route`/sessions/${sessionId}/state`, call)) as unknown as T,
+    invoke: async (flowId, action, body, call) =>
+      (await post(route`/${flowId}/actions/${action}`, body, call)) as unknown as InvokeResult,
+    invokeAndStream: async (flowId, action, body, streamOptions = {}) => {
+      const response = await transport.send("POST", route`/${flowId}/actions/${action}`, {
+        body,
+        accept: "text/event-stream",
+        call: streamOptions,
+      });
+      if (!response.ok) throw await errorFromResponse(response);
+      const type = response.headers.get("content-type") ?? "";
+      let requestId = response.headers.get("x-request-id") ?? undefined;
+      let sessionId = response.headers.get("x-session-id") ?? undefined;
+      let opened: Response | undefined = response;
+      if (!type.includes("text/event-stream")) {
+        // A server (or proxy) that answers 202 JSON instead: follow the request through its stream route.
+        const accepted = (await response.json().catch(() => undefined)) as Partial<InvokeResult> | undefined;
+        if (typeof accepted?.requestId !== "string") throw invalidBody('"requestId" nor an event stream');
+        requestId = accepted.requestId;
+        sessionId = accepted.sessionId;
+        opened = undefined;
+      }
+      const stream = streamRequestEvents(
+        transport,
+        {
+          ...(requestId !== undefined ? { requestId } : {}),
+          ...(opened ? { response: opened } : {}),
+          observe: (event) => {
+            if (requestId === undefined && typeof event.requestId === "string") requestId = event.requestId;
+            const started = event as { type: string; sessionId?: unknown };
+            if (
+              sessionId === undefined &&
+              started.type === "request.started" &&
+              typeof started.sessionId === "string"
+            ) {
+              sessionId = started.sessionId;
+            }
+          },
+        },
+        streamOptions,
+      );
+      return {
+        get requestId() {
+          return requestId;
+        },
+        get sessionId() {
+          return sessionId;
+        },
+        events: stream,
+      };
+    },
+    getRequest: async <TOutput>(requestId: string, call?: CallOptions) =>
+      field<FlowRequest<TOutput>>(get(route`/requests/${requestId}`, call), "request"),
+    abort: async (requestId, call) =>
+      (await post(route`/requests/${requestId}/abort`, undefined, call)) as { status: RequestStatus },
+    retry: async (requestId, call) =>
+      (await post(route`/requests/${requestId}/retry`, undefined, call)) as unknown as InvokeResult,
+    resources: (sessionId, ref) =>
+      createResourceClient(transport, checkId("sessionId", sessionId), checkId("ref", ref)),
+    events,
+    subscribe: async (requestId, subscribeOptions) => {
+      const { onEvent, ...streamOptions } = subscribeOptions;
+      if (typeof onEvent !== "function") throw new TypeError("subscribe needs an `onEvent` function.");
+      return subscribeToEvents(events(requestId, streamOptions), onEvent);
+    },
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * Wire shapes of the flowrt HTTP API (architecture §3 and the specification's Endpoints section), as
+ * a client receives them: plain JSON, timestamps as ISO 8601 strings. They are declared here rather than
+ * imported from `@flowrt/core` so that the client carries no dependency but a `fetch`.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export type ScopeKind = "session" | "user" | "org";
+
+/** One flow instance as listed by `GET /`. */
+export interface FlowSummary {
+  flowId: string;
+  kind: string;
+  actions: string[];
+  webhooks: string[];
+  requiresAuth: boolean;
+}
+
+export interface FlowSession {
+  id: string;
+  /** The owning flow instance id; `null` on sessions recorded before owners were stored. */
+  flowId: string | null;
+  flowKind: string;
+  userId: string;
+  orgId?: string;
+  parentSessionId?: string;
+  title?: string;
+  metadata: JsonObject;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/** Body of `POST /:flowId/sessions`. Every field is optional. */
+export interface CreateSessionBody {
+  /** Choose the id; a taken id answers 409 `session-exists`. */
+  sessionId?: string;
+  title?: string;
+  metadata?: JsonObject;
+  /** Read only when no resolver is configured (the development default); otherwise the principal decides. */
+  userId?: string;
+  /** Read only when no resolver is configured. */
+  orgId?: string;
+}
+
+export type RequestStatus = "queued" | "running" | "completed" | "failed" | "aborted";
+
+export interface FlowRequestError {
+  code: string;
+  message: string;
+  retryable?: boolean;
+}
+
+/** A request record as `GET /requests/:id` returns it. `TOutput` is what the action returns. */
+export interface FlowRequest<TOutput = JsonValue> {
+  id: string;
+  sessionId: string;
+  flowId: string;
+  action: string;
+  status: RequestStatus;
+  output?: TOutput;
+  error?: FlowRequestError;
+  createdAt: string;
+  completedAt?: string;
+  metadata: JsonObject;
+}
+
+export interface ActiveRequest {
+  requestId: string;
+  sessionId: string;
+  flowId: string;
+  userId: string;
+  orgId?: string;
+  action: string;
+  startedAt: string;
+}
+
+/** Body of an action call. `input` goes to the action's first block; no `sessionId` creates a session. */
+export interface InvokeBody<TInput = unknown> {
+  input: TInput;
+  sessionId?: string;
+}
+
+/** 202 answer of an action call (and of a retry). */
+export interface InvokeResult {
+  requestId: string;
+  sessionId: string;
+}
+
+export interface ResourceManifestEntry {
+  ref: string;
+  kind: "single" | "collection";
+  scope: ScopeKind;
+  /** Collections only. */
+  pattern?: string;
+  /** Collections only. */
+  prefetchWindow?: number;
+  hasClientData: boolean;
+  client: {
+    content: { read?: boolean; prefetch?: boolean; create?: boolean; update?: boolean; delete?: boolean };
+    /** Collections only. */
+    state?: { read?: boolean };
+  };
+}
+
+export interface ResourceManifest {
+  flowKind: string;
+  resources: ResourceManifestEntry[];
+}
+
+export interface SnapshotSingleEntry<TClientData = JsonValue> {
+  clientData?: TClientData;
+  content?: string | null;
+}
+
+export interface SnapshotCollectionEntry<TClientData = JsonValue> {
+  count: number;
+  prefetched?: { topic: string; clientData?: TClientData }[];
+}
+
+/** A single resource, a collection, or an external collection (an empty anchor, never a count). */
+export type SnapshotEntry = SnapshotSingleEntry | SnapshotCollectionEntry | Record<string, never>;
+
+/**
+ * The session snapshot (`GET /sessions/:id/state`). The server decides what is in it; a narrower type
+ * passed to `snapshot<T>()` is the caller's claim about its own flow, not something the client checks.
+ */
+export interface Snapshot {
+  clientData: Partial<Record<ScopeKind, JsonObject>>;
+  resources: Partial<Record<ScopeKind, Record<string, SnapshotEntry>>>;
+}
+
+export interface CollectionItem<TClientData = JsonValue> {
+  topic: string;
+  clientData?: TClientData;
+}
+
+/** A list page of a collection with offset accounting. */
+export interface OffsetPage<TClientData = JsonValue> {
+  items: CollectionItem<TClientData>[];
+  pagination: { offset: number; limit: number; total: number; hasMore: boolean; nextOffset: number | null };
+}
+
+/** A list page of an external collection: the application's cursor instead of offsets. */
+export interface CursorPage<TClientData = JsonValue> {
+  items: CollectionItem<TClientData>[];
+  pagination: { limit: number; cursor: string | null; nextCursor: string | null };
+}
+
+export type CollectionPage<TClientData = JsonValue> = OffsetPage<TClientData> | CursorPage<TClientData>;
+
+export interface ListQuery {
+  /** Page size. @default 50 (the server caps it at 200) */
+  limit?: number;
+  /** @default 0 */
+  offset?: number;
+  /** Matches the full storage key (e.g. `artifacts/projects/p1` for pattern `artifacts/**`). */
+  topicPrefix?: string;
+  /** External collections only: the `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** Item state: the item's projected `clientData` (`null` when it has none). */
+export interface ItemState<TClientData = JsonValue> {
+  topic: string;
+  clientData: TClientData | null;
+}
+
+export interface ContentBody {
+  /** `null` when there is no content row. */
+  content: string | null;
+}
+
+/** 201 answer of an item create. */
+export interface CreatedItem<TClientData = JsonValue> {
+  topic: string;
+  clientData?: TClientData;
+}
+
+/** Answer of an item delete; `deleted: false` when the topic did not exist (still 200). */
+export interface DeletedItem {
+  topic: string;
+  deleted: boolean;
+}

@@ -1,4 +1,4 @@
-import { type FlowError, generator, hasErrorCode, sequencer } from "@flowrt/core";
+import { type FlowError, generator, hasErrorCode, parallel, sequencer } from "@flowrt/core";
 import { tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it, vi } from "vitest";
@@ -230,6 +230,24 @@ describe("generator execution (AI SDK mock model)", () => {
       expect(hasErrorCode(error, "token-budget-exceeded")).toBe(true);
       expect((error as FlowError).details).toMatchObject({ block: "second", used: 24 });
       expect(third.doStreamCalls).toHaveLength(0);
+    });
+
+    it("shares the action's budget between generators running in parallel", async () => {
+      const { run } = createTestRun({ limit: 20 });
+      const left = new MockLanguageModelV4({ doStream: [textStep(["left"], { input: 6, output: 6 })] });
+      const right = new MockLanguageModelV4({ doStream: [textStep(["right"], { input: 6, output: 6 })] });
+      const seq = sequencer({
+        name: "fan",
+        steps: [
+          parallel([
+            generator({ name: "left", model: left, prompt: "p" }),
+            generator({ name: "right", model: right, prompt: "p" }),
+          ]),
+        ],
+      });
+      const error = await executeBlock(seq, undefined, run).catch((e: unknown) => e);
+      expect(hasErrorCode(error, "token-budget-exceeded")).toBe(true);
+      expect(run.budget.used).toBe(24);
     });
 
     it("refuses to call the model once the action's budget is spent", async () => {

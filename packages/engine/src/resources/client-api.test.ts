@@ -1,0 +1,224 @@
+import {
+  defineExternalCollection,
+  defineResource,
+  defineResourceCollection,
+  type FlowStores,
+  SHARED_BUCKET,
+} from "@flowrt/core";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { createClientResourceApi } from "./client-api.js";
+import { makeContext, rejection, STORE_FACTORIES } from "./testing/harness.js";
+
+const address = { scope: "session" as const, scopeId: "s1", bucket: SHARED_BUCKET };
+const schema = z.object({ title: z.string().default("untitled"), secret: z.string().default("s") });
+const readme = defineResource({ scope: "session", content: "read me", client: { content: { read: true } } });
+const closed = defineResource({ scope: "session", content: "x", client: { expose: [] } });
+const invisible = defineResource({ scope: "session", content: "x" });
+const files = defineResourceCollection({
+  pattern: "files/**",
+  scope: "session",
+  stateSchema: schema,
+  client: { state: { read: true }, content: { read: true, create: true, update: true, delete: true } },
+});
+const readOnly = defineResourceCollection({
+  pattern: "ro/*",
+  scope: "session",
+  stateSchema: schema,
+  client: { content: { read: true } },
+});
+const strict = defineResourceCollection({
+  pattern: "strict/*",
+  scope: "session",
+  stateSchema: z.object({ owner: z.string() }),
+  client: { content: { create: true } },
+});
+const templated = defineResourceCollection({
+  pattern: "t/*",
+  scope: "session",
+  stateSchema: schema,
+  contentTemplate: "Title: {{ title }}",
+  client: { content: { read: true, create: true } },
+});
+const catalog = defineExternalCollection({
+  pattern: "cat/*",
+  scope: "session",
+  stateSchema: z.object({ title: z.string() }),
+  read: ({ key }) => (key === "a" ? { title: "A" } : null),
+  search: ({ query }) => ({
+    hits: [{ key: "a", state: { title: "A" } }],
+    ...(query.cursor ? {} : { nextCursor: "c2" }),
+  }),
+  client: { state: { read: true } },
+});
+const declarations = { readme, closed, invisible, files, readOnly, strict, templated, catalog };
+
+describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) => {
+  let stores: FlowStores;
+  let destroy: () => Promise<void>;
+  beforeEach(async () => {
+    ({ stores, destroy } = await factory.create());
+  });
+  afterEach(() => destroy());
+
+  const open = () => {
+    const t = makeContext(stores, { noRequest: true });
+    return { ...t, api: createClientResourceApi(t.ctx, declarations) };
+  };
+  const stored = async (key: string) => (await stores.resources.getState(address, key))?.state ?? null;
+
+  it("rule 3: a resource without client config (or unknown) is resource-not-found", async () => {
+    const { api } = open();
+    expect((await rejection(api.readContent("invisible"))).code).toBe("resource-not-found");
+    expect((await rejection(api.listItems("nope"))).code).toBe("resource-not-found");
+    expect((await rejection(api.readContent("constructor"))).code).toBe("resource-not-found");
+  });
+
+  it("rule 4: an undeclared operation is operation-not-permitted", async () => {
+    const { api } = open();
+    expect((await rejection(api.readContent("closed"))).code).toBe("operation-not-permitted");
+    expect((await rejection(api.listItems("readOnly"))).code).toBe("operation-not-permitted");
+    expect((await rejection(api.readItem("readOnly", "x"))).code).toBe("operation-not-permitted");
+    expect((await rejection(api.createItem("readOnly", { topic: "x" }))).code).toBe(
+      "operation-not-permitted",
+    );
+    expect((await rejection(api.patchItemContent("readOnly", "x", { content: "c" }))).code).toBe(
+      "operation-not-permitted",
+    );
+    expect((await rejection(api.deleteItem("readOnly", "x"))).code).toBe("operation-not-permitted");
+    expect(await stored("ro/x")).toBeNull();
+  });
+
+  it("single resource content reads the rendered content", async () => {
+    expect(await open().api.readContent("readme")).toEqual({ content: "read me" });
+  });
+
+  it("rules 5 and 6: POST seeds state from stateSchema parsed against {}, writes state then content", async () => {
+    const { api } = open();
+    expect(await api.createItem("files", { topic: "docs/a.md", content: "body" })).toEqual({
+      topic: "files/docs/a.md",
+      clientData: { title: "untitled", secret: "s" },
+    });
+    expect(await stored("files/docs/a.md")).toEqual({ title: "untitled", secret: "s" });
+    expect(await stores.resources.getContent(address, "files/docs/a.md")).toBe("body");
+    expect(await api.readItemContent("files", "files/docs/a.md")).toEqual({ content: "body" });
+    expect(await api.readItem("files", "docs/a.md")).toEqual({
+      topic: "files/docs/a.md",
+      clientData: { title: "untitled", secret: "s" },
+    });
+  });
+
+  it("rule 6: a seed that does not yield a valid state is invalid-seed-state naming the field; nothing stored", async () => {
+    const { api } = open();
+    const error = await rejection(api.createItem("strict", { topic: "x" }));
+    expect(error.code).toBe("invalid-seed-state");
+    expect(error.details).toMatchObject({ field: "owner" });
+    expect(error.message).toContain('"owner"');
+    expect(await stored("strict/x")).toBeNull();
+  });
+
+  it("rule 7: POST on an existing topic is topic-exists; of two simultaneous creates one wins and the other writes no content", async () => {
+    const { api } = open();
+    const results = await Promise.allSettled([
+      api.createItem("files", { topic: "race", content: "first" }),
+      open().api.createItem("files", { topic: "race", content: "second" }),
+    ]);
+    const won = results.filter((r) => r.status === "fulfilled");
+    const lost = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+    expect(won).toHaveLength(1);
+    expect(lost.map((r) => r.reason.code)).toEqual(["topic-exists"]);
+    const winner = results[0]?.status === "fulfilled" ? "first" : "second";
+    expect(await stores.resources.getContent(address, "files/race")).toBe(winner);
+  });
+
+  it("rule 8: a failed content write leaves the item without content; retry gets 409, PATCH repairs it", async () => {
+    const { api } = open();
+    const put = vi.spyOn(stores.resources, "putContent").mockRejectedValueOnce(new Error("disk full"));
+    expect((await rejection(api.createItem("files", { topic: "broken", content: "x" }))).code).toBe(
+      "content-write-failed",
+    );
+    put.mockRestore();
+    expect(await stored("files/broken")).not.toBeNull();
+    expect(await api.readItemContent("files", "broken")).toEqual({ content: null });
+    expect((await rejection(api.createItem("files", { topic: "broken", content: "x" }))).code).toBe(
+      "topic-exists",
+    );
+    expect(await api.patchItemContent("files", "broken", { content: "fixed" })).toEqual({
+      topic: "files/broken",
+    });
+    expect(await api.readItemContent("files", "broken")).toEqual({ content: "fixed" });
+  });
+
+  it("rule 9: with contentTemplate content is rendered from state and never read from the row", async () => {
+    const { api } = open();
+    await api.createItem("templated", { topic: "a", content: "raw body" });
+    expect(await stores.resources.getContent(address, "t/a")).toBe("raw body");
+    expect(await api.readItemContent("templated", "a")).toEqual({ content: "Title: untitled" });
+  });
+
+  it("rule 10: DELETE is 200 for a missing topic and delete-conflict when the state changed mid-delete (item kept)", async () => {
+    const { api } = open();
+    expect(await api.deleteItem("files", "ghost")).toEqual({ topic: "files/ghost", deleted: false });
+    await api.createItem("files", { topic: "a", content: "keep" });
+    const realDelete = stores.resources.deleteState.bind(stores.resources);
+    const spy = vi
+      .spyOn(stores.resources, "deleteState")
+      .mockImplementationOnce(async (addr, key, condition) => {
+        await stores.resources.putState(addr, key, { title: "changed", secret: "s" }, { type: "any" });
+        return realDelete(addr, key, condition);
+      });
+    const error = await rejection(api.deleteItem("files", "a"));
+    spy.mockRestore();
+    expect(error.code).toBe("delete-conflict");
+    expect(await stored("files/a")).toEqual({ title: "changed", secret: "s" });
+    expect(await stores.resources.getContent(address, "files/a")).toBe("keep");
+    expect(await api.deleteItem("files", "a")).toEqual({ topic: "files/a", deleted: true });
+    expect(await stored("files/a")).toBeNull();
+  });
+
+  it("list pages: limit default 50 and max 200, offset, topicPrefix on the full storage key, pagination fields", async () => {
+    const { api } = open();
+    for (const k of ["p/1/a", "p/1/b", "p/2/a", "q"]) await api.createItem("files", { topic: k });
+    expect(await api.listItems("files", { limit: "2", topicPrefix: "files/p/" })).toEqual({
+      items: [
+        { topic: "files/p/1/a", clientData: { title: "untitled", secret: "s" } },
+        { topic: "files/p/1/b", clientData: { title: "untitled", secret: "s" } },
+      ],
+      pagination: { offset: 0, limit: 2, total: 3, hasMore: true, nextOffset: 2 },
+    });
+    const last = await api.listItems("files", { limit: 2, offset: 2, topicPrefix: "files/p/" });
+    expect(last.pagination).toEqual({ offset: 2, limit: 2, total: 3, hasMore: false, nextOffset: null });
+    expect((await api.listItems("files")).pagination).toMatchObject({ limit: 50, total: 4 });
+    expect((await api.listItems("files", { limit: 1000 })).pagination).toMatchObject({ limit: 200 });
+    for (const limit of ["x", "-1", "0", "1.5"])
+      expect((await rejection(api.listItems("files", { limit }))).code).toBe("invalid-pagination");
+  });
+
+  it("external collections list through search with cursor and nextCursor; no writes", async () => {
+    const { api } = open();
+    expect(await api.listItems("catalog", { limit: 10 })).toEqual({
+      items: [{ topic: "cat/a", clientData: { title: "A" } }],
+      pagination: { limit: 10, cursor: null, nextCursor: "c2" },
+    });
+    expect((await api.listItems("catalog", { cursor: "c2" })).pagination).toEqual({
+      limit: 50,
+      cursor: "c2",
+      nextCursor: null,
+    });
+    expect(await api.readItem("catalog", "a")).toEqual({ topic: "cat/a", clientData: { title: "A" } });
+    expect((await rejection(api.deleteItem("catalog", "a"))).code).toBe("operation-not-permitted");
+  });
+
+  it("malformed bodies are invalid-request; missing items are instance-not-found", async () => {
+    const { api } = open();
+    expect((await rejection(api.createItem("files", { content: "x" }))).code).toBe("invalid-request");
+    expect((await rejection(api.createItem("files", null))).code).toBe("invalid-request");
+    expect((await rejection(api.patchItemContent("files", "a", { content: 1 }))).code).toBe(
+      "invalid-request",
+    );
+    expect((await rejection(api.patchItemContent("files", "a", { content: "x" }))).code).toBe(
+      "instance-not-found",
+    );
+    expect((await rejection(api.readItem("files", "a"))).code).toBe("instance-not-found");
+  });
+});

@@ -1,0 +1,142 @@
+import {
+  defineExternalCollection,
+  defineResource,
+  defineResourceCollection,
+  type FlowStores,
+} from "@flowrt/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createContentTools } from "./content-tools.js";
+import { createResourceScope } from "./resource-scope.js";
+import { makeContext, STORE_FACTORIES } from "./testing/harness.js";
+
+const guide = defineResource({ scope: "session", content: "alpha line\nbeta line", llmReadable: true });
+const secret = defineResource({ scope: "session", content: "alpha secret" });
+const draft = defineResource({ scope: "session", content: "draft", llmWritable: true });
+const files = defineResourceCollection({
+  pattern: "files/**",
+  scope: "session",
+  llmReadable: true,
+  llmWritable: true,
+});
+const searches: unknown[] = [];
+const catalog = defineExternalCollection({
+  pattern: "cat/*",
+  scope: "user",
+  stateSchema: z.object({ title: z.string() }),
+  llmReadable: true,
+  contentTemplate: "Book {{ title }}",
+  read: ({ key }) => (key === "b1" ? { title: "Dune" } : null),
+  search: ({ query }) => {
+    searches.push(query);
+    return { hits: [{ key: "b1", state: { title: "Dune" } }] };
+  },
+});
+
+describe.each(STORE_FACTORIES)("generic content tools ($name store)", (factory) => {
+  let stores: FlowStores;
+  let destroy: () => Promise<void>;
+  beforeEach(async () => {
+    ({ stores, destroy } = await factory.create());
+    searches.length = 0;
+  });
+  afterEach(() => destroy());
+
+  async function tools() {
+    const scope = createResourceScope(makeContext(stores).ctx, { guide, secret, draft, files, catalog });
+    await scope.load();
+    await (await (scope.handles.files as any).create("src/a.ts")).writeContent("const alpha = 1;");
+    const set = createContentTools(scope);
+    const call = (name: string, input: unknown) =>
+      (set[name]!.execute as any)(input, { toolCallId: "t", messages: [] });
+    return { scope, call, set };
+  }
+
+  it("exposes the tools under their names", async () => {
+    const { set } = await tools();
+    expect(Object.keys(set).sort()).toEqual([
+      "globResources",
+      "grepResourceContent",
+      "readResourceContent",
+      "searchResources",
+      "writeResourceContent",
+    ]);
+  });
+
+  it("readResourceContent reaches llmReadable resources by uri only, external uris read directly", async () => {
+    const { call } = await tools();
+    expect(await call("readResourceContent", { uri: "session/guide" })).toEqual({
+      uri: "session/guide",
+      content: "alpha line\nbeta line",
+    });
+    expect(await call("readResourceContent", { uri: "session/files/src/a.ts" })).toEqual({
+      uri: "session/files/src/a.ts",
+      content: "const alpha = 1;",
+    });
+    expect(await call("readResourceContent", { uri: "user/cat/b1" })).toEqual({
+      uri: "user/cat/b1",
+      content: "Book Dune",
+    });
+    expect(await call("readResourceContent", { uri: "session/secret" })).toMatchObject({
+      error: expect.stringMatching(/llmReadable/),
+    });
+    expect(await call("readResourceContent", { uri: "session/draft" })).toMatchObject({
+      error: expect.any(String),
+    });
+  });
+
+  it("writeResourceContent reaches llmWritable resources only (independent of llmReadable)", async () => {
+    const { call, scope } = await tools();
+    expect(await call("writeResourceContent", { uri: "session/draft", content: "new" })).toEqual({
+      uri: "session/draft",
+      written: true,
+    });
+    expect(await (scope.handles.draft as any).readContentRaw()).toBe("new");
+    expect(await call("writeResourceContent", { uri: "session/files/b.md", content: "made" })).toEqual({
+      uri: "session/files/b.md",
+      written: true,
+    });
+    expect(await call("writeResourceContent", { uri: "session/guide", content: "x" })).toMatchObject({
+      error: expect.stringMatching(/llmWritable/),
+    });
+    expect(await (scope.handles.guide as any).readContentRaw()).toBe("alpha line\nbeta line");
+  });
+
+  it("globResources and grepResourceContent skip external collections and unreadable resources", async () => {
+    const { call } = await tools();
+    expect(await call("globResources", { pattern: "**" })).toEqual({
+      uris: ["session/guide", "session/files/src/a.ts"],
+      truncated: false,
+    });
+    expect(await call("globResources", { pattern: "session/files/**/*.ts" })).toEqual({
+      uris: ["session/files/src/a.ts"],
+      truncated: false,
+    });
+    expect(await call("grepResourceContent", { pattern: "alpha" })).toEqual({
+      matches: [
+        { uri: "session/guide", line: 1, text: "alpha line" },
+        { uri: "session/files/src/a.ts", line: 1, text: "const alpha = 1;" },
+      ],
+      truncated: false,
+    });
+    expect(searches).toEqual([]);
+    expect(await call("grepResourceContent", { pattern: "(" })).toMatchObject({
+      error: expect.stringMatching(/regular expression/),
+    });
+  });
+
+  it("searchResources routes external collections to their search hook", async () => {
+    const { call } = await tools();
+    // The stub hook answers every query with b1: what it returns is what the tool reports.
+    expect(await call("searchResources", { query: "beta" })).toEqual({
+      results: [
+        { uri: "session/guide", ref: "guide" },
+        { uri: "user/cat/b1", ref: "catalog" },
+      ],
+    });
+    expect(searches).toEqual([{ search: "beta", limit: 20 }]);
+    expect(await call("searchResources", { query: "dune", ref: "catalog" })).toEqual({
+      results: [{ uri: "user/cat/b1", ref: "catalog" }],
+    });
+  });
+});

@@ -1,0 +1,112 @@
+import { hasErrorCode } from "@flowrt/core";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { checkCrossFlowSchemas, type SchemaFlow } from "./cross-flow-schemas.js";
+
+function flow(id: string, user?: z.ZodType, org?: z.ZodType, isolate: Partial<SchemaFlow> = {}): SchemaFlow {
+  return {
+    id,
+    isolateUserState: false,
+    isolateOrgState: false,
+    user: { stateSchema: user },
+    org: { stateSchema: org },
+    ...isolate,
+  };
+}
+
+describe("cross-flow schema compatibility", () => {
+  it("identical user/org schemas merge silently", () => {
+    const schema = () =>
+      z.object({ plan: z.enum(["free", "pro"]).default("free"), seen: z.number().default(0) });
+    const warnings: string[] = [];
+    expect(
+      checkCrossFlowSchemas([flow("a", schema(), schema()), flow("b", schema(), schema())], {
+        warn: (m) => warnings.push(m),
+      }),
+    ).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("an extension with extra optional fields merges with a warning", () => {
+    const warnings: string[] = [];
+    const result = checkCrossFlowSchemas(
+      [
+        flow("a", z.object({ plan: z.string() })),
+        flow("b", z.object({ plan: z.string(), theme: z.string().optional(), n: z.number().default(1) })),
+      ],
+      { warn: (m) => warnings.push(m) },
+    );
+    expect(result).toHaveLength(2);
+    expect(warnings).toEqual(result);
+    expect(warnings[0]).toMatch(/"b".*"a".*"theme"/);
+  });
+
+  it("the same field with another type throws CrossFlowSchemaConflictError naming the field and both flows", () => {
+    let error: unknown;
+    try {
+      checkCrossFlowSchemas([
+        flow("a", z.object({ plan: z.string() })),
+        flow("b", undefined, undefined),
+        flow("c", z.object({ plan: z.number() })),
+      ]);
+    } catch (e) {
+      error = e;
+    }
+    expect(hasErrorCode(error, "cross-flow-schema-conflict")).toBe(true);
+    expect(error).toMatchObject({
+      name: "CrossFlowSchemaConflictError",
+      scope: "user",
+      field: "plan",
+      flows: ["a", "c"],
+    });
+    expect((error as Error).message).toMatch(/"a".*"c".*"plan"/);
+  });
+
+  it("org schemas are checked like user schemas", () => {
+    expect(() =>
+      checkCrossFlowSchemas([
+        flow("a", undefined, z.object({ seats: z.number() })),
+        flow("b", undefined, z.object({ seats: z.string() })),
+      ]),
+    ).toThrow(/org state field "seats"/);
+  });
+
+  it("a field one flow requires and the other lacks is a conflict", () => {
+    expect(() =>
+      checkCrossFlowSchemas([
+        flow("a", z.object({ plan: z.string() })),
+        flow("b", z.object({ other: z.string().optional() })),
+      ]),
+    ).toThrow(/required in "a"/);
+  });
+
+  it("flows with isolateUserState / isolateOrgState are excluded from that scope's check", () => {
+    const conflicting = [
+      flow("a", z.object({ plan: z.string() }), z.object({ k: z.string() })),
+      flow("b", z.object({ plan: z.number() }), z.object({ k: z.string() }), { isolateUserState: true }),
+    ];
+    expect(checkCrossFlowSchemas(conflicting)).toEqual([]);
+    expect(() =>
+      checkCrossFlowSchemas([
+        flow("a", undefined, z.object({ k: z.string() })),
+        flow("b", undefined, z.object({ k: z.number() }), { isolateUserState: true }),
+      ]),
+    ).toThrow(/"k"/);
+  });
+
+  it("defaults and descriptions are not part of a field's type", () => {
+    expect(
+      checkCrossFlowSchemas([
+        flow("a", z.object({ n: z.number().default(0) })),
+        flow("b", z.object({ n: z.number().default(5).describe("count") })),
+      ]),
+    ).toEqual([]);
+  });
+
+  it("the check has no side effects: a registry running it before adding a flow stays unchanged when it throws", () => {
+    const registry = [flow("a", z.object({ plan: z.string() }))];
+    const before = [...registry];
+    expect(() => checkCrossFlowSchemas([...registry, flow("b", z.object({ plan: z.boolean() }))])).toThrow();
+    expect(registry).toEqual(before);
+  });
+});

@@ -1,0 +1,183 @@
+import {
+  defineExternalCollection,
+  defineResource,
+  defineResourceCollection,
+  type FlowStores,
+} from "@flowrt/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { buildManifest } from "./manifest.js";
+import { createResourceScope } from "./resource-scope.js";
+import { buildSnapshot } from "./snapshot.js";
+import { makeContext, STORE_FACTORIES } from "./testing/harness.js";
+
+const schema = z.object({ title: z.string().default(""), secret: z.string().default("s") });
+const profile = defineResource({
+  scope: "user",
+  stateSchema: schema,
+  content: "hi",
+  client: { expose: ["title"], content: { read: true, prefetch: true } },
+});
+const readme = defineResource({ scope: "session", content: "readme", client: { content: { read: true } } });
+const hidden = defineResource({ scope: "session", stateSchema: schema });
+const notes = defineResourceCollection({
+  pattern: "notes/*",
+  scope: "session",
+  stateSchema: schema,
+  prefetchWindow: 2,
+  client: { state: { read: true }, content: { read: true, create: true } },
+});
+const projected = defineResourceCollection({
+  pattern: "p/*",
+  scope: "session",
+  stateSchema: schema,
+  prefetchWindow: 5,
+  client: { exclude: ["secret"] },
+});
+const counted = defineResourceCollection({
+  pattern: "c/*",
+  scope: "session",
+  stateSchema: schema,
+  client: { content: { read: true } },
+});
+const board = defineResourceCollection({
+  pattern: "b/*",
+  scope: "org",
+  stateSchema: schema,
+  client: { state: { read: true } },
+});
+const catalog = defineExternalCollection({
+  pattern: "cat/*",
+  scope: "user",
+  read: () => null,
+  client: { state: { read: true } },
+});
+const declarations = { profile, readme, hidden, notes, projected, counted, board, catalog };
+
+describe.each(STORE_FACTORIES)("snapshot ($name store)", (factory) => {
+  let stores: FlowStores;
+  let destroy: () => Promise<void>;
+  beforeEach(async () => {
+    ({ stores, destroy } = await factory.create());
+  });
+  afterEach(() => destroy());
+
+  const flow = {
+    session: { client: { expose: ["n"], derived: { twice: (s: { n?: number }) => (s.n ?? 0) * 2 } } },
+  };
+
+  async function seed() {
+    const t = makeContext(stores);
+    const scope = createResourceScope(t.ctx, declarations);
+    await scope.load();
+    const h = scope.handles as Record<string, any>;
+    await h.profile.patchState({ title: "Ada", secret: "x" });
+    for (const k of ["c", "a", "b"]) await h.notes.create(k, { title: k.toUpperCase() });
+    await h.projected.create("one", { title: "1", secret: "x" });
+    await h.counted.create("x");
+    await h.hidden.patchState({ title: "nope" });
+    await scope.scopes.session.patchState({ n: 2, raw: "private" });
+  }
+
+  it("builds exactly the specification's shape: scope projections, singles, collections, external anchors; hidden resources absent", async () => {
+    await seed();
+    const snapshot = await buildSnapshot(makeContext(stores, { flow }).ctx, declarations);
+    expect(snapshot).toEqual({
+      clientData: { session: { n: 2, twice: 4 } },
+      resources: {
+        user: { profile: { clientData: { title: "Ada" }, content: "hi" }, catalog: {} },
+        session: {
+          readme: {},
+          notes: {
+            count: 3,
+            prefetched: [
+              { topic: "notes/a", clientData: { title: "A", secret: "s" } },
+              { topic: "notes/b", clientData: { title: "B", secret: "s" } },
+            ],
+          },
+          projected: { count: 1, prefetched: [{ topic: "p/one" }] },
+          counted: { count: 1 },
+        },
+        org: { board: { count: 0 } },
+      },
+    });
+  });
+
+  it("org-scope resources are left out on a session without an org", async () => {
+    const snapshot = await buildSnapshot(
+      makeContext(stores, { session: { orgId: undefined } }).ctx,
+      declarations,
+    );
+    expect(snapshot.resources.org).toBeUndefined();
+  });
+});
+
+describe("manifest", () => {
+  it("lists a resource iff its client config opts into a permission flag or a projection, with the specification's fields", () => {
+    const silent = defineResource({ scope: "session", client: { content: { read: false } } });
+    expect(buildManifest("notebook", { ...declarations, silent })).toEqual({
+      flowKind: "notebook",
+      resources: [
+        {
+          ref: "profile",
+          kind: "single",
+          scope: "user",
+          hasClientData: true,
+          client: { content: { read: true, prefetch: true } },
+        },
+        {
+          ref: "readme",
+          kind: "single",
+          scope: "session",
+          hasClientData: false,
+          client: { content: { read: true } },
+        },
+        {
+          ref: "notes",
+          kind: "collection",
+          scope: "session",
+          pattern: "notes/*",
+          prefetchWindow: 2,
+          hasClientData: true,
+          client: { content: { read: true, create: true }, state: { read: true } },
+        },
+        {
+          ref: "projected",
+          kind: "collection",
+          scope: "session",
+          pattern: "p/*",
+          prefetchWindow: 5,
+          hasClientData: true,
+          client: { content: {}, state: {} },
+        },
+        {
+          ref: "counted",
+          kind: "collection",
+          scope: "session",
+          pattern: "c/*",
+          prefetchWindow: 0,
+          hasClientData: false,
+          client: { content: { read: true }, state: {} },
+        },
+        {
+          ref: "board",
+          kind: "collection",
+          scope: "org",
+          pattern: "b/*",
+          prefetchWindow: 0,
+          hasClientData: true,
+          client: { content: {}, state: { read: true } },
+        },
+        {
+          ref: "catalog",
+          kind: "collection",
+          scope: "user",
+          pattern: "cat/*",
+          prefetchWindow: 0,
+          hasClientData: true,
+          client: { content: {}, state: { read: true } },
+        },
+      ],
+    });
+  });
+});

@@ -27,3 +27,36 @@ export const notebook = defineFlow({
   resources: { notes },
   actions: { addNote: { block: addNote } },
 });
+
+let release: (() => void) | undefined;
+let held = new Promise<void>((resolve) => {
+  release = resolve;
+});
+
+/** Lets every `wait` run that is holding finish, and makes later runs hold again. */
+export function releaseWaiters(): void {
+  release?.();
+  held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+}
+
+const wait = handler({
+  name: "wait",
+  inputSchema: z.object({}),
+  execute: async (_input, ctx) => {
+    await Promise.race([
+      held,
+      new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true })),
+    ]);
+    await ctx.session.patchState({ waited: true });
+    return { waited: true };
+  },
+});
+
+/** A flow whose action holds until the test releases it, for streams that stay idle. */
+export const slow = defineFlow({
+  kind: "slow",
+  session: { stateSchema: z.object({ waited: z.boolean().default(false) }) },
+  actions: { wait: { block: wait } },
+});

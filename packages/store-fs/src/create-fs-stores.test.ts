@@ -90,6 +90,8 @@ describe("createFsStores", () => {
       await codeOf(stores.requests.appendEvent({ requestId: "r", type: "t", at: "", data: null } as never)),
     ).toBe("invalid-request");
     expect(await codeOf(stores.requests.purgeFinished({ maxAgeMs: -1 }))).toBe("invalid-request");
+    expect(await codeOf(stores.requests.purgeFinished({ maxCount: 1.5 }))).toBe("invalid-request");
+    expect(await codeOf(stores.requests.update("r", -1, {}))).toBe("invalid-request");
 
     expect(await r.getState(address, "k")).toBeNull();
     expect(await r.getContent(address, "k")).toBeNull();

@@ -66,7 +66,7 @@ export class FsRequestStore implements RequestStore {
 
   async update(id: string, expectedVersion: number, patch: RequestPatch): Promise<CasResult<RequestRecord>> {
     assertString(id, "id");
-    assertCount(expectedVersion, "expectedVersion");
+    assertCount(expectedVersion, "expectedVersion", "invalid-request");
     assertJsonObject(patch, "patch");
     const copy = structuredClone(patch);
     await this.ctx.ready();
@@ -127,7 +127,7 @@ export class FsRequestStore implements RequestStore {
     if (maxAgeMs !== undefined && !(Number.isFinite(maxAgeMs) && maxAgeMs >= 0)) {
       throw new FlowError("invalid-request", "maxAgeMs must be a non-negative number of milliseconds.");
     }
-    assertCount(maxCount, "maxCount");
+    assertCount(maxCount, "maxCount", "invalid-request");
     const now = policy.now ?? Date.now();
     if (!Number.isFinite(now))
       throw new FlowError("invalid-request", "now must be a number of ms since epoch.");

@@ -54,13 +54,15 @@ export function conditionHolds(condition: WriteCondition, liveVersion: number | 
   }
 }
 
-export function assertCount(value: unknown, name: string): asserts value is number | undefined {
+/** A non-negative integer or undefined; paging arguments are refused as `invalid-pagination`. */
+export function assertCount(
+  value: unknown,
+  name: string,
+  code: "invalid-pagination" | "invalid-request" = "invalid-pagination",
+): asserts value is number | undefined {
   if (value === undefined) return;
   if (!Number.isSafeInteger(value) || (value as number) < 0) {
-    throw new FlowError(
-      "invalid-pagination",
-      `${name} must be a non-negative integer (got ${describe(value)}).`,
-    );
+    throw new FlowError(code, `${name} must be a non-negative integer (got ${describe(value)}).`);
   }
 }
 

@@ -16,7 +16,7 @@ export const addNote = handler({
   execute: async (input, ctx) => {
     await ctx.resources.notes.create(input.key, { title: input.title });
     await ctx.session.incState({ added: 1 });
-    return { added: ctx.session.state.added };
+    return { added: Number(ctx.session.state.added) };
   },
 });
 

@@ -9,7 +9,7 @@ export interface RecordedRequest {
   body: string;
 }
 
-export type TestHandler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+export type TestHandler = (request: RecordedRequest, response: ServerResponse) => unknown;
 
 export interface TestServer {
   /** `http://127.0.0.1:<port>`. */

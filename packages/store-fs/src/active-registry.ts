@@ -2,7 +2,7 @@ import type { ActiveRequestEntry } from "@flowrt/core";
 import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
-import { assertJsonObject, assertNonEmptyString, assertString } from "./internal/validate.js";
+import { assertJsonObject, assertNonEmptyString, assertString, jsonCopy } from "./internal/validate.js";
 
 /**
  * The registry of running requests: one file per request under `active/`, mirrored in memory
@@ -23,7 +23,7 @@ export class FsActiveRegistry {
     assertJsonObject(entry, "entry");
     assertNonEmptyString(entry.requestId, "entry.requestId");
     assertString(entry.userId, "entry.userId");
-    const copy = structuredClone(entry);
+    const copy = jsonCopy(entry, "entry");
     const entries = await this.load();
     await this.mutex.run(`active:${copy.requestId}`, async () => {
       await this.table.write(copy.requestId, copy);

@@ -83,6 +83,12 @@ describe("createFsStores", () => {
       "invalid-request",
     );
     expect(await codeOf(r.putContent(address, "k", { body: 1 } as never))).toBe("invalid-request");
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(await codeOf(r.putState(address, "k", cyclic as never, { type: "any" }))).toBe("invalid-request");
+    expect(await codeOf(r.putState(address, "k", { n: 1n } as never, { type: "any" }))).toBe(
+      "invalid-request",
+    );
     expect(await codeOf(r.list(address, { limit: -1 }))).toBe("invalid-pagination");
     expect(await codeOf(r.list(address, { offset: 0.5 }))).toBe("invalid-pagination");
     expect(await codeOf(stores.sessions.create({ id: "" } as never))).toBe("invalid-request");

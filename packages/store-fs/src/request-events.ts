@@ -3,7 +3,13 @@ import { AppendLog, readJsonLines } from "./internal/append-log.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { fannedPath, nameOf } from "./internal/naming.js";
-import { assertCount, assertJsonObject, assertNonEmptyString, assertString } from "./internal/validate.js";
+import {
+  assertCount,
+  assertJsonObject,
+  assertNonEmptyString,
+  assertString,
+  jsonCopy,
+} from "./internal/validate.js";
 
 interface LogState {
   log: AppendLog;
@@ -32,7 +38,7 @@ export class FsRequestEvents {
     assertNonEmptyString(event.type, "event.type");
     assertString(event.at, "event.at");
     assertJsonObject(event.data, "event.data");
-    const data = structuredClone(event.data);
+    const data = jsonCopy(event.data, "event.data");
     await this.ctx.ready();
     let state = await this.loaded(event.requestId);
     // A failed write elsewhere may have reset the counter while this call waited.

@@ -15,7 +15,13 @@ import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { mapLimit } from "./internal/map-limit.js";
-import { assertCount, assertJsonObject, assertNonEmptyString, assertString } from "./internal/validate.js";
+import {
+  assertCount,
+  assertJsonObject,
+  assertNonEmptyString,
+  assertString,
+  jsonCopy,
+} from "./internal/validate.js";
 import { FsRequestEvents } from "./request-events.js";
 
 /** What listing and retention need of a request, kept in memory; the record stays on disk. */
@@ -48,7 +54,7 @@ export class FsRequestStore implements RequestStore {
     assertNonEmptyString(record.id, "record.id");
     assertString(record.status, "record.status");
     assertString(record.createdAt, "record.createdAt");
-    const copy = structuredClone(record);
+    const copy = jsonCopy(record, "record");
     await this.ctx.ready();
     return this.mutex.run(`request:${copy.id}`, async () => {
       if ((await this.table.read(copy.id)) !== null) return false;
@@ -68,7 +74,7 @@ export class FsRequestStore implements RequestStore {
     assertString(id, "id");
     assertCount(expectedVersion, "expectedVersion", "invalid-request");
     assertJsonObject(patch, "patch");
-    const copy = structuredClone(patch);
+    const copy = jsonCopy(patch, "patch");
     await this.ctx.ready();
     return this.mutex.run(`request:${id}`, async () => {
       const current = await this.table.read(id);

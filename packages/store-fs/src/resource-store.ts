@@ -22,6 +22,7 @@ import {
   assertJsonObject,
   assertString,
   conditionHolds,
+  jsonCopy,
 } from "./internal/validate.js";
 
 /** A key's value file. `state: null` is a tombstone: the key is deleted but keeps its version. */
@@ -80,7 +81,7 @@ export class FsResourceStore implements ResourceStore {
     assertString(key, "key");
     assertJsonObject(state, "state");
     assertCondition(condition);
-    const copy = structuredClone(state);
+    const copy = jsonCopy(state, "state");
     return this.withKey(address, key, async (bucket, index) => {
       const current = await this.readValue(bucket.dir, key);
       const liveVersion = current?.state ? current.version : null;

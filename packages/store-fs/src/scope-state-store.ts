@@ -10,7 +10,13 @@ import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { addressId } from "./internal/naming.js";
-import { assertAddress, assertCondition, assertJsonObject, conditionHolds } from "./internal/validate.js";
+import {
+  assertAddress,
+  assertCondition,
+  assertJsonObject,
+  conditionHolds,
+  jsonCopy,
+} from "./internal/validate.js";
 
 /** Session, user and org state records, one file per (scope, scopeId, bucket) under `scope-state/`. */
 export class FsScopeStateStore implements ScopeStateStore {
@@ -37,7 +43,7 @@ export class FsScopeStateStore implements ScopeStateStore {
     assertAddress(address);
     assertJsonObject(value, "value");
     assertCondition(condition);
-    const copy = structuredClone(value);
+    const copy = jsonCopy(value, "value");
     await this.ctx.ready();
     const id = addressId(address);
     return this.mutex.run(`scope-state:${id}`, async () => {

@@ -3,7 +3,13 @@ import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { mapLimit } from "./internal/map-limit.js";
-import { assertCount, assertJsonObject, assertNonEmptyString, assertString } from "./internal/validate.js";
+import {
+  assertCount,
+  assertJsonObject,
+  assertNonEmptyString,
+  assertString,
+  jsonCopy,
+} from "./internal/validate.js";
 
 /** The owner fields of a session, kept in memory for listing (the full record stays on disk). */
 type Summary = Pick<
@@ -73,7 +79,7 @@ export class FsSessionStore implements SessionStore {
     assertNonEmptyString(session.id, "session.id");
     assertString(session.userId, "session.userId");
     assertString(session.createdAt, "session.createdAt");
-    const copy = structuredClone(session);
+    const copy = jsonCopy(session, "session");
     await this.ctx.ready();
     return this.mutex.run(`session:${copy.id}`, async () => {
       if ((await this.table.read(copy.id)) !== null) return false;
@@ -138,7 +144,7 @@ export class FsSessionStore implements SessionStore {
     if (patch.metadata !== undefined) assertJsonObject(patch.metadata, "metadata");
     // Only the mutable fields are read from the patch; owner fields in it are ignored.
     const title = patch.title;
-    const metadata = patch.metadata === undefined ? undefined : structuredClone(patch.metadata);
+    const metadata = patch.metadata === undefined ? undefined : jsonCopy(patch.metadata, "metadata");
     await this.ctx.ready();
     return this.mutex.run(`session:${id}`, async () => {
       const current = await this.table.read(id);

@@ -71,3 +71,24 @@ function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   return typeof value;
 }
+
+/**
+ * A deep copy of a caller's value as the store will keep it (JSON semantics). Cycles and values
+ * JSON cannot hold (BigInt) are refused with a clear error instead of a serializer's exception.
+ */
+export function jsonCopy<T>(value: T, name: string): T {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (cause) {
+    throw new FlowError(
+      "invalid-request",
+      `${name} is not JSON-serializable (${(cause as Error).message}).`,
+      {
+        cause,
+      },
+    );
+  }
+  if (text === undefined) throw invalid(`${name} is not JSON-serializable.`);
+  return JSON.parse(text) as T;
+}

@@ -163,11 +163,14 @@ describe("recovery from what a crash leaves", () => {
     await a.resources.putState(address, "k1", {}, { type: "absent" });
     await a.close();
     const log = await onlyFile("index.log");
-    await writeFile(log, `not json\n${await readFile(log, "utf8")}`);
-    const error = await openStores()
-      .resources.list(address)
-      .catch((e: unknown) => e);
-    expect(isFlowError(error) && error.code).toBe("store-error");
+    const intact = await readFile(log, "utf8");
+    for (const bad of ["not json", "null", "42", '{"x":1}']) {
+      await writeFile(log, `${bad}\n${intact}`);
+      const stores = openStores();
+      const error = await stores.resources.list(address).catch((e: unknown) => e);
+      expect(isFlowError(error) && error.code, bad).toBe("store-error");
+      await stores.close();
+    }
   });
 
   it("the index log is compacted as deletes and re-creates pile up", async () => {

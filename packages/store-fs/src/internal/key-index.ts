@@ -51,6 +51,9 @@ export class KeyIndex {
     const live = new Set<string>();
     const open = new Map<number, { key: string; live: boolean }>();
     for (const line of lines) {
+      if (typeof line !== "object" || line === null) {
+        throw new FlowError("store-error", `The index log ${file} holds an unknown line.`);
+      }
       if ("c" in line) {
         index.nextTx = Math.max(index.nextTx, line.c + 1);
         const intent = open.get(line.c);

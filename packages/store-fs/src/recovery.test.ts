@@ -173,6 +173,21 @@ describe("recovery from what a crash leaves", () => {
     }
   });
 
+  it("a corrupt event log is reported as a store error, not a crash", async () => {
+    const a = openStores();
+    await a.requests.appendEvent({ requestId: "r", type: "t", at: "", data: {} });
+    await a.close();
+    const log = await onlyFile(".jsonl");
+    const intact = await readFile(log, "utf8");
+    for (const bad of ["{ torn", "null", "[1]"]) {
+      await writeFile(log, `${bad}\n${intact}`);
+      const stores = openStores();
+      const error = await stores.requests.readEvents("r").catch((e: unknown) => e);
+      expect(isFlowError(error) && error.code, bad).toBe("store-error");
+      await stores.close();
+    }
+  });
+
   it("the index log is compacted as deletes and re-creates pile up", async () => {
     const stores = openStores(false);
     for (let round = 0; round < 400; round++) {

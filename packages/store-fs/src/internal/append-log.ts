@@ -166,9 +166,12 @@ export async function readJsonLines<T>(file: string, options: { repair: boolean 
     lineNo++;
     if (line === "") continue;
     try {
-      out.push(JSON.parse(line) as T);
+      const value: unknown = JSON.parse(line);
+      if (typeof value !== "object" || value === null || Array.isArray(value))
+        throw new Error("not an object");
+      out.push(value as T);
     } catch (cause) {
-      throw new FlowError("store-error", `Line ${lineNo} of the store file ${file} is not valid JSON.`, {
+      throw new FlowError("store-error", `Line ${lineNo} of the store file ${file} is not a JSON object.`, {
         cause,
       });
     }

@@ -21,6 +21,8 @@ export async function executeBlock(block: AnyBlock, input: unknown, run: BlockRu
   const event = { block: block.name, kind: block.kind };
   await run.emit("block.started", event);
   await run.loadBlockResources(block);
+  // An abort may land while the block's events and resources were written: check again before its code runs.
+  throwIfAborted(run.signal, `${block.kind} "${block.name}"`);
   let output: unknown;
   switch (block.kind) {
     case "handler":

@@ -41,6 +41,7 @@ const waitForAbort = handler({
   name: "waitForAbort",
   execute: (_input, ctx) =>
     new Promise((_resolve, reject) => {
+      if (ctx.signal.aborted) reject(new Error("stopped"));
       ctx.signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true });
     }),
 });

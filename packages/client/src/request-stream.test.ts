@@ -151,6 +151,38 @@ describe("resuming a request stream", () => {
     expect(streamRequests(s).map(afterOf)).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it("reopens a connection that stays silent longer than idleTimeoutMs", async () => {
+    const s = await streamServer(eventLog("r1", 3), (n, rest, res) => {
+      startEventStream(res);
+      if (n === 0) return res.write(formatEvent(rest[0]!)); // then silence, connection left open
+      for (const event of rest) res.write(formatEvent(event));
+      res.end();
+    });
+    const client = createFlowClient({ baseUrl: s.baseUrl });
+    const events = await collect(client.events("r1", { ...fast, idleTimeoutMs: 50 }));
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(streamRequests(s).map(afterOf)).toEqual([0, 1]);
+  });
+
+  it("does not count a slow consumer as server silence", async () => {
+    const s = await streamServer(eventLog("r1", 3), async (_n, rest, res) => {
+      startEventStream(res);
+      // One event per chunk, so the client goes back to read() after each slow callback.
+      for (const event of rest) {
+        res.write(formatEvent(event));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      res.end();
+    });
+    const client = createFlowClient({ baseUrl: s.baseUrl });
+    await client.subscribe("r1", {
+      ...fast,
+      idleTimeoutMs: 30,
+      onEvent: () => new Promise((resolve) => setTimeout(resolve, 60)),
+    });
+    expect(streamRequests(s)).toHaveLength(1);
+  });
+
   it("retries 503 answers, then streams", async () => {
     const s = await streamServer(eventLog("r1", 2), (n, rest, res) => {
       if (n < 2) return sendProblem(res, 503, "store-error", "The store is unavailable.");

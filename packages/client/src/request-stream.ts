@@ -14,6 +14,12 @@ export interface StreamOptions {
   retryDelayMs?: number;
   /** Ceiling of the reconnect delay in ms. @default 10_000 */
   maxRetryDelayMs?: number;
+  /**
+   * A connection that delivers nothing (not even a `: ping` heartbeat, which the server sends every 15 s
+   * by default) for this long is treated as dropped and reopened; `0` turns the check off.
+   * @default 45_000
+   */
+  idleTimeoutMs?: number;
   /** Extra headers for the stream requests; they win over the client's `headers`. */
   headers?: HeaderMap;
 }
@@ -101,6 +107,7 @@ export async function* streamRequestEvents(
   const maxRetries = options.maxRetries ?? 5;
   const retryDelayMs = options.retryDelayMs ?? 500;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
   // One controller for every connection: the caller's signal and an early `return()` both close the socket.
   const controller = new AbortController();
   const stop = () => controller.abort(options.signal?.reason);
@@ -117,6 +124,8 @@ export async function* streamRequestEvents(
     for (;;) {
       let failure: unknown;
       let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+      let idleTimer: ReturnType<typeof setTimeout> | undefined;
+      let idle = false;
       try {
         if (!response) {
           if (requestId === undefined) {
@@ -141,11 +150,25 @@ export async function* streamRequestEvents(
             await response.body?.cancel().catch(() => {});
             throw invalidStream(`Expected a text/event-stream answer, got ${JSON.stringify(type)}.`);
           }
-          reader = response.body.getReader();
+          const open = response.body.getReader();
+          reader = open;
+          // Cancelling the reader ends a pending read() as if the server had closed: a silently dead
+          // connection (a sleeping laptop, a lost mobile link) gets reopened like any other drop.
+          const armIdleTimer = () => {
+            clearTimeout(idleTimer);
+            if (idleTimeoutMs <= 0) return;
+            idleTimer = setTimeout(() => {
+              idle = true;
+              void open.cancel().catch(() => {});
+            }, idleTimeoutMs);
+          };
           const decoder = new TextDecoder();
           const parser = new SseParser();
           for (;;) {
-            const { done, value } = await reader.read();
+            armIdleTimer();
+            const { done, value } = await open.read();
+            // Time spent by the consumer between reads is not the server's silence.
+            clearTimeout(idleTimer);
             if (done) break;
             const messages = parser.push(decoder.decode(value, { stream: true }));
             serverRetry = parser.retry ?? serverRetry;
@@ -163,13 +186,18 @@ export async function* streamRequestEvents(
             }
           }
           parser.end();
-          failure = new Error("The event stream ended before the request's terminal event.");
+          failure = new Error(
+            idle
+              ? `The event stream sent nothing for ${idleTimeoutMs} ms.`
+              : "The event stream ended before the request's terminal event.",
+          );
         }
       } catch (error) {
         if (controller.signal.aborted) return undefined;
         if (isFlowClientError(error) && error.code !== "network-error") throw error;
         failure = error;
       } finally {
+        clearTimeout(idleTimer);
         response = undefined;
         await reader?.cancel().catch(() => {});
       }

@@ -41,7 +41,8 @@ export async function measure(name: string, op: (i: number) => unknown, ms = 100
 export function formatTable(rows: Record<string, string | number>[]): string {
   if (rows.length === 0) return "";
   const headers = Object.keys(rows[0]!);
-  const cell = (v: string | number) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v);
+  const cell = (v: string | number) =>
+    typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v;
   const lines = [
     `| ${headers.join(" | ")} |`,
     `|${headers.map(() => "---").join("|")}|`,
@@ -51,7 +52,11 @@ export function formatTable(rows: Record<string, string | number>[]): string {
 }
 
 /** Runs `fn` over `items` with at most `width` in flight. */
-export async function pool<T>(items: Iterable<T>, width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+export async function pool<T>(
+  items: Iterable<T>,
+  width: number,
+  fn: (item: T) => Promise<unknown>,
+): Promise<void> {
   const iterator = items[Symbol.iterator]();
   const workers = Array.from({ length: width }, async () => {
     for (let next = iterator.next(); !next.done; next = iterator.next()) await fn(next.value);

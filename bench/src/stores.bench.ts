@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FlowStores, SHARED_BUCKET, type ScopeAddress } from "@flowrt/core";
+import { type FlowStores, type ScopeAddress, SHARED_BUCKET } from "@flowrt/core";
 import { createFsStores } from "@flowrt/store-fs";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { formatTable, measure, pool } from "./measure.js";
@@ -21,7 +21,9 @@ async function populate(stores: FlowStores, n: number) {
     const j = Math.floor(Math.random() * (i + 1));
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
-  await pool(order, 64, (i) => stores.resources.putState(address, keyOf(i), { n: i, title: `item ${i}` }, { type: "absent" }));
+  await pool(order, 64, (i) =>
+    stores.resources.putState(address, keyOf(i), { n: i, title: `item ${i}` }, { type: "absent" }),
+  );
 }
 
 async function benchStore(label: string, stores: FlowStores, n: number, ms: number) {
@@ -36,7 +38,12 @@ async function benchStore(label: string, stores: FlowStores, n: number, ms: numb
     async () => {
       const key = keyOf(rand() % 1000);
       const expected = versions.get(key) ?? (await stores.resources.getState(address, key))!.version;
-      const result = await stores.resources.putState(address, key, { n: expected }, { type: "version", version: expected });
+      const result = await stores.resources.putState(
+        address,
+        key,
+        { n: expected },
+        { type: "version", version: expected },
+      );
       versions.set(key, result.ok ? result.version : result.current!.version);
     },
     ms,

@@ -43,7 +43,8 @@ export const ERROR_CODES = {
   "not-retryable": "The request cannot be re-run through the public retry route.",
   "collection-full": "The collection reached maxInstances and its eviction policy is none.",
   resource_delta_refused: "incState or pushState targeted a field of the wrong kind.",
-  "resource-write-refused": "A state write was refused (schema violation, not a JSON object, or writable: false).",
+  "resource-write-refused":
+    "A state write was refused (schema violation, not a JSON object, or writable: false).",
   "content-write-failed": "The item's state was written but its content could not be.",
   "route-not-declared": "A router selected a route it did not declare.",
   "token-budget-exceeded": "A generator or action used more tokens than its budget allows.",

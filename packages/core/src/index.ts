@@ -13,6 +13,9 @@ export {
   PrincipalResolutionError,
   UserBindingMismatchError,
 } from "./errors.js";
+export * from "./flow/index.js";
+// Definition API (resources, flows, blocks): see ./resources/index.ts and ./flow/index.ts.
+export * from "./resources/index.js";
 export type {
   ArrayKeys,
   BlockContext,
@@ -53,17 +56,14 @@ export {
   type ResourceStateRecord,
   type ResourceStore,
   type RetentionPolicy,
-  SHARED_BUCKET,
   type ScopeAddress,
   type ScopeKind,
   type ScopeStateStore,
   type SessionListQuery,
   type SessionRecord,
   type SessionStore,
+  SHARED_BUCKET,
   TERMINAL_REQUEST_STATUSES,
   type Versioned,
   type WriteCondition,
 } from "./store/contract.js";
-// Definition API (resources, flows, blocks): see ./resources/index.ts and ./flow/index.ts.
-export * from "./resources/index.js";
-export * from "./flow/index.js";

@@ -87,7 +87,9 @@ export interface ResourceIdentity {
 }
 
 /** A single resource, or one instance of a collection. */
-export interface ResourceHandle<TState extends JsonObject = JsonObject> extends StateHandle<TState>, ResourceIdentity {
+export interface ResourceHandle<TState extends JsonObject = JsonObject>
+  extends StateHandle<TState>,
+    ResourceIdentity {
   /** Content rendered through `render`, `contentTemplate` or `contentTemplateRef`; else the stored body. */
   readContent(): Promise<string | null>;
   /** The stored body, unrendered; `null` when there is no content row. */
@@ -101,13 +103,21 @@ export type CollectionKey = string | Record<string, string>;
 export interface CollectionHandle<TState extends JsonObject = JsonObject> {
   readonly scope: ScopeKind;
   readonly pattern: string;
-  create(key: CollectionKey, state?: Partial<TState>, options?: { replace?: boolean }): Promise<ResourceHandle<TState>>;
+  create(
+    key: CollectionKey,
+    state?: Partial<TState>,
+    options?: { replace?: boolean },
+  ): Promise<ResourceHandle<TState>>;
   /** Throws `instance-not-found` when missing. */
   get(key: CollectionKey): Promise<ResourceHandle<TState>>;
   getOptional(key: CollectionKey): Promise<ResourceHandle<TState> | null>;
   getOrCreate(key: CollectionKey, init?: Partial<TState>): Promise<ResourceHandle<TState>>;
   /** Patches with `update` when it exists; else creates with `createOnly` merged under `update` (update wins). */
-  upsert(key: CollectionKey, update: Partial<TState>, createOnly?: Partial<TState>): Promise<ResourceHandle<TState>>;
+  upsert(
+    key: CollectionKey,
+    update: Partial<TState>,
+    createOnly?: Partial<TState>,
+  ): Promise<ResourceHandle<TState>>;
   /** Every instance under the (full-key) prefix, in key order. */
   list(prefix?: string): Promise<ResourceHandle<TState>[]>;
   count(): Promise<number>;

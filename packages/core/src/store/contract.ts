@@ -194,7 +194,10 @@ export interface RequestStore {
   /** Applies `patch` only when the stored version equals `expectedVersion`; the version then grows by 1. */
   update(id: string, expectedVersion: number, patch: RequestPatch): Promise<CasResult<RequestRecord>>;
   /** Requests in one of `statuses`, oldest first; `durableOnly` narrows to durable ones. */
-  listByStatus(statuses: RequestStatus[], options?: { durableOnly?: boolean; limit?: number }): Promise<RequestRecord[]>;
+  listByStatus(
+    statuses: RequestStatus[],
+    options?: { durableOnly?: boolean; limit?: number },
+  ): Promise<RequestRecord[]>;
   /** Appends one event, assigning the next `seq`. Concurrent appends to one request never share or skip a seq. */
   appendEvent(event: NewRequestEvent): Promise<RequestEvent>;
   /** Events with `seq > afterSeq`, in order. */

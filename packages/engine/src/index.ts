@@ -17,6 +17,7 @@ export type {
   DispatchOptions,
   FlowHostOptions,
   InboundAdapter,
+  InboundRoute,
   WebhookProviderDefinition,
 } from "./host/types.js";
 export {

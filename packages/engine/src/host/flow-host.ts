@@ -30,7 +30,13 @@ import { type PrincipalOutcome, resolvePrincipal, resolverFor } from "./principa
 import { FlowRegistry, type RegisteredFlow } from "./registry.js";
 import { RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
 import { SessionService } from "./sessions.js";
-import type { Caller, DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./types.js";
+import type {
+  Caller,
+  DispatchOptions,
+  FlowHostOptions,
+  InboundRoute,
+  WebhookProviderDefinition,
+} from "./types.js";
 
 export const DEFAULT_BASE_PATH = "/api/flows";
 
@@ -71,6 +77,13 @@ export class FlowHost {
       leaseMs: options.leaseMs,
       execute: (run) => executeAction(this, run),
     });
+  }
+
+  /** The routes of every custom inbound adapter, each tagged with its adapter's source. */
+  inboundRoutes(): Array<InboundRoute & { source: string }> {
+    return (this.options.inbound ?? []).flatMap((adapter) =>
+      adapter.createBindings(this).routes.map((route) => ({ ...route, source: adapter.source })),
+    );
   }
 
   /** Startup checks (webhook providers), then resumes durable work left by a previous host. */

@@ -258,6 +258,8 @@ export class RequestRunner {
     aborted: boolean,
   ): Promise<void> {
     const { stores } = this.options;
+    // Leave the active registry before the terminal event, so whoever sees the end sees it gone.
+    await stores.requests.clearActive(record.id).catch(() => {});
     const completedAt = new Date().toISOString();
     const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));
     const patch: RequestPatch = outcome.ok

@@ -56,6 +56,8 @@ export interface FlowHostOptions {
   recoveryIntervalMs?: number;
   /** Identifies this host in request claims. @default a random id */
   hostId?: string;
+  /** Custom inbound adapters whose routes a transport mounts beside the API (see `host.inboundRoutes`). @default [] */
+  inbound?: InboundAdapter[];
 }
 
 /**
@@ -86,15 +88,19 @@ export interface DispatchOptions {
   metadata?: JsonObject;
 }
 
-/** A custom inbound adapter (specification: Custom inbound routes). */
-export interface InboundAdapter {
+export interface InboundRoute {
+  method: string;
+  /** The full request path, prefix included (not relative to `basePath`). */
+  path: string;
+  /** A WHATWG `Request` in, a `Response` out. */
+  handler(request: Request): Response | Promise<Response>;
+}
+
+/**
+ * A custom inbound adapter (specification: Custom inbound routes). Its routes usually call
+ * `host.dispatch(...)`; a route that asserts a principal is trusted, so the application must guard it.
+ */
+export interface InboundAdapter<THost = unknown> {
   source: string;
-  createBindings(host: unknown): {
-    routes: Array<{
-      method: string;
-      /** The full request path, prefix included. */
-      path: string;
-      handler(request: unknown): unknown;
-    }>;
-  };
+  createBindings(host: THost): { routes: InboundRoute[] };
 }

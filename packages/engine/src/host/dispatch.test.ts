@@ -1,0 +1,249 @@
+import {
+  defineFlow,
+  defineResource,
+  handler,
+  type PrincipalResolutionContext,
+  type RequestEvent,
+} from "@flowrt/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createFlowHost, type FlowHost } from "./flow-host.js";
+import { silentLogger } from "./logger.js";
+import { headerCaller, settle, storeFactories } from "./testing/fixtures.js";
+import type { InboundAdapter } from "./types.js";
+
+const seen: PrincipalResolutionContext[] = [];
+
+const shared = defineResource({
+  scope: "session",
+  sharedToLineage: true,
+  stateSchema: z.object({ visits: z.number().default(0) }),
+});
+
+let release: (() => void) | undefined;
+
+const visit = handler({
+  name: "visit",
+  resources: { shared },
+  execute: async (_input, ctx) => {
+    await ctx.resources.shared.incState({ visits: 1 });
+    return { visits: ctx.resources.shared.state.visits, user: ctx.principal.userId };
+  },
+});
+
+const hold = handler({
+  name: "hold",
+  execute: async () => {
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return "released";
+  },
+});
+
+const chat = defineFlow({
+  kind: "chat",
+  authentication: {
+    resolvePrincipal: (c) => {
+      seen.push(c);
+      const user = c.request?.headers["x-user"];
+      return typeof user === "string" ? { userId: user } : null;
+    },
+  },
+  actions: { visit: { block: visit }, hold: { block: hold } },
+});
+
+describe.each(storeFactories)(
+  "dispatch, lineage and the resolution context on the $name store",
+  (factory) => {
+    let host: FlowHost;
+    let cleanup: () => Promise<void>;
+
+    beforeEach(async () => {
+      seen.length = 0;
+      release = undefined;
+      const made = await factory.create();
+      cleanup = made.cleanup;
+      host = createFlowHost({
+        flows: [chat],
+        stores: made.stores,
+        logger: silentLogger,
+        recoveryIntervalMs: 0,
+      });
+      await host.start();
+    });
+
+    afterEach(async () => {
+      release?.();
+      await host.close();
+      await cleanup();
+    });
+
+    it("an asserted principal wins over the resolver, and the emitter receives every event in order", async () => {
+      const received: RequestEvent[] = [];
+      const { requestId, done } = await host.dispatch({
+        source: "cron",
+        flowKind: "chat",
+        action: "visit",
+        input: null,
+        principal: { userId: "svc" },
+        responseEmitter: (event) => received.push(event),
+      });
+      const record = await done;
+      expect(seen).toHaveLength(0);
+      expect(record.userId).toBe("svc");
+      expect(record.output).toEqual({ visits: 1, user: "svc" });
+      expect(record.metadata.origin).toBe("cron");
+      expect(received.map((e) => e.seq)).toEqual(received.map((_, i) => i + 1));
+      expect(received.at(-1)?.type).toBe("request.completed");
+      expect(received[0]?.requestId).toBe(requestId);
+    });
+
+    it("responseEmitter: null is fire-and-forget: dispatch returns before the request finishes", async () => {
+      const { requestId } = await host.dispatch({
+        source: "queue",
+        flowKind: "chat",
+        action: "hold",
+        input: null,
+        principal: { userId: "svc" },
+        responseEmitter: null,
+      });
+      const pending = await host.stores.requests.get(requestId);
+      expect(["queued", "running"]).toContain(pending?.status);
+      for (let i = 0; i < 100 && !release; i++) await new Promise((r) => setTimeout(r, 5));
+      release?.();
+      expect((await settle(host, requestId)).record.output).toBe("released");
+    });
+
+    it("sessions dispatched beneath a conversation record their parent and root, at any depth", async () => {
+      const root = await host.createSession("chat", headerCaller("u1"));
+      const child = await host.dispatch({
+        source: "agent",
+        flowKind: "chat",
+        action: "visit",
+        input: null,
+        principal: { userId: "u1" },
+        parentSessionId: root.id,
+        responseEmitter: null,
+      });
+      await settle(host, child.requestId);
+      const grandchild = await host.dispatch({
+        source: "agent",
+        flowKind: "chat",
+        action: "visit",
+        input: null,
+        principal: { userId: "u1" },
+        parentSessionId: child.sessionId,
+        responseEmitter: null,
+      });
+      const { record } = await settle(host, grandchild.requestId);
+      // sharedToLineage: one identity of the resource across the whole lineage.
+      expect(record.output).toEqual({ visits: 2, user: "u1" });
+      const stored = await host.stores.sessions.get(grandchild.sessionId);
+      expect(stored?.parentSessionId).toBe(child.sessionId);
+      expect(stored?.rootSessionId).toBe(root.id);
+
+      const children = await host.listChildren(root.id, headerCaller("u1"));
+      expect(children.map((s) => s.id)).toEqual([child.sessionId]);
+      await expect(host.listChildren(root.id, headerCaller("u2"))).rejects.toMatchObject({
+        code: "forbidden",
+      });
+    });
+
+    it("a child cannot be dispatched beneath another user's conversation", async () => {
+      const root = await host.createSession("chat", headerCaller("u1"));
+      await expect(
+        host.dispatch({
+          source: "agent",
+          flowKind: "chat",
+          action: "visit",
+          input: null,
+          principal: { userId: "u2" },
+          parentSessionId: root.id,
+          responseEmitter: null,
+        }),
+      ).rejects.toMatchObject({ code: "user-binding-mismatch" });
+      expect((await host.stores.sessions.list({ userId: "u2" })).total).toBe(0);
+    });
+
+    it("the resolver sees source, request headers, cookies and URL; metadata.body only on action calls", async () => {
+      const caller = {
+        source: "http",
+        request: {
+          method: "POST",
+          url: "/api/flows/chat/actions/visit?x=1",
+          headers: { "x-user": "u1" },
+          cookies: { sid: "c" },
+        },
+        body: { input: 1, note: "hi" },
+      };
+      const { request, session } = await host.invoke("chat", "visit", caller, { input: 1 });
+      await settle(host, request.id);
+      const onAction = seen.at(-1)!;
+      expect(onAction.source).toBe("http");
+      expect(onAction.request?.url).toBe("/api/flows/chat/actions/visit?x=1");
+      expect(onAction.request?.cookies).toEqual({ sid: "c" });
+      expect(onAction.envelope).toMatchObject({ flowKind: "chat", action: "visit", input: 1 });
+      expect(onAction.envelope.metadata.body).toEqual({ input: 1, note: "hi" });
+
+      await host.getSession(session.id, { ...caller, body: { ignored: true } });
+      const onRead = seen.at(-1)!;
+      expect(onRead.envelope.metadata.body).toBeUndefined();
+      expect(onRead.envelope.sessionId).toBe(session.id);
+    });
+
+    it("running requests are in the active registry, listed only to their owner, and leave it when done", async () => {
+      const { request } = await host.invoke("chat", "hold", headerCaller("u1"), {});
+      for (let i = 0; i < 100 && !release; i++) await new Promise((r) => setTimeout(r, 5));
+      const active = await host.stores.requests.listActive({ userId: "u1" });
+      expect(active.map((a) => a.requestId)).toContain(request.id);
+      release?.();
+      await settle(host, request.id);
+      expect((await host.stores.requests.listActive({ userId: "u1" })).map((a) => a.requestId)).not.toContain(
+        request.id,
+      );
+    });
+
+    it("custom inbound adapters expose their routes with their source", async () => {
+      const adapter: InboundAdapter<FlowHost> = {
+        source: "slack-commands",
+        createBindings: (h) => ({
+          routes: [
+            {
+              method: "POST",
+              path: "/hooks/slash",
+              handler: async () => {
+                const { requestId } = await h.dispatch({
+                  source: "slack-commands",
+                  flowKind: "chat",
+                  action: "visit",
+                  input: null,
+                  principal: { userId: "slack-user" },
+                  responseEmitter: null,
+                });
+                return Response.json({ requestId }, { status: 202 });
+              },
+            },
+          ],
+        }),
+      };
+      const withAdapter = createFlowHost({
+        flows: [chat],
+        stores: host.stores,
+        logger: silentLogger,
+        recoveryIntervalMs: 0,
+        inbound: [adapter],
+      });
+      await withAdapter.start();
+      const [route] = withAdapter.inboundRoutes();
+      expect(route).toMatchObject({ method: "POST", path: "/hooks/slash", source: "slack-commands" });
+      const response = await route!.handler(new Request("http://localhost/hooks/slash", { method: "POST" }));
+      expect(response.status).toBe(202);
+      const { requestId } = (await response.json()) as { requestId: string };
+      const { record } = await settle(withAdapter, requestId);
+      expect(record).toMatchObject({ status: "completed", userId: "slack-user" });
+      expect(record.metadata.origin).toBe("slack-commands");
+      await withAdapter.close();
+    });
+  },
+);

@@ -1,0 +1,145 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import request from "supertest";
+import { afterAll, describe, expect, test } from "vitest";
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const children: ChildProcess[] = [];
+const { PORT: _port, HOST: _host, ...environment } = process.env;
+const dirs: string[] = [];
+
+afterAll(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "flowrt-cli-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Starts `flowrt` from its source (through tsx, resolving workspace packages to their sources). */
+function flowrt(args: string[]) {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@flowrt/source", "--import", "tsx", "src/cli.ts", ...args],
+    {
+      cwd: packageDir,
+      env: { ...environment, NODE_ENV: "test" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", () => {
+      const match = /flowrt listening on (\S+)\n/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    exited.then((code) => reject(new Error(`flowrt exited with ${code} before listening: ${stderr}`)));
+  });
+  listening.catch(() => {});
+  return { child, exited, listening, output: () => ({ stdout, stderr }) };
+}
+
+// Each case spawns its own process on its own port and directory, so they run side by side.
+describe.concurrent("flowrt serve", () => {
+  test("serves a TypeScript flows module on the port it prints, and stops cleanly on SIGTERM", async () => {
+    const run = flowrt(["serve", "src/testing/cli-flows.ts", "--port", "0"]);
+    const url = await run.listening;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/flows$/);
+    const listed = await request(url).get("").expect(200);
+    expect(listed.body.flows.map((f: { flowId: string }) => f.flowId)).toEqual(["notebook", "slow"]);
+    await request(url).post("/notebook/sessions").send({ userId: "u1" }).expect(201);
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
+  }, 20_000);
+
+  test("--store fs:<dir> and --base-path: sessions land in that directory", async () => {
+    const dir = join(tempDir(), "data");
+    const run = flowrt([
+      "serve",
+      "src/testing/cli-flows.ts",
+      "--port",
+      "0",
+      "--store",
+      `fs:${dir}`,
+      "--base-path",
+      "/flows",
+    ]);
+    const url = await run.listening;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/flows$/);
+    const created = await request(url).post("/notebook/sessions").send({ userId: "u1" }).expect(201);
+    await request(url).get(`/sessions/${created.body.session.id}`).expect(200);
+    expect(readdirSync(dir).length).toBeGreaterThan(0);
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(0);
+  }, 20_000);
+
+  test("refuses a non-loopback --host while flows have no authentication, naming them, and writes nothing", async () => {
+    const dir = join(tempDir(), "data");
+    const run = flowrt([
+      "serve",
+      "src/testing/cli-flows.ts",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "0",
+      "--store",
+      `fs:${dir}`,
+    ]);
+    expect(await run.exited).toBe(1);
+    const { stdout, stderr } = run.output();
+    expect(stderr).toContain(
+      'Refusing to listen on 0.0.0.0: flows "notebook", "slow" have no authentication',
+    );
+    expect(stdout).not.toContain("listening");
+    expect(existsSync(dir)).toBe(false);
+  }, 20_000);
+
+  test("binds a non-loopback --host when the module exports a resolver", async () => {
+    const run = flowrt([
+      "serve",
+      "src/testing/cli-flows-with-resolver.ts",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "0",
+    ]);
+    const url = await run.listening;
+    const port = new URL(url).port;
+    const local = `http://127.0.0.1:${port}/api/flows`;
+    await request(local).post("/notebook/sessions").send({ userId: "u1" }).expect(401);
+    const created = await request(local)
+      .post("/notebook/sessions")
+      .set("x-user-id", "ada")
+      .send({})
+      .expect(201);
+    expect(created.body.session.userId).toBe("ada");
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
+  }, 20_000);
+
+  test("usage mistakes exit 1 with a one-line message", async () => {
+    const badStore = flowrt(["serve", "src/testing/cli-flows.ts", "--store", "redis:x"]);
+    const missing = flowrt(["serve", "src/testing/nope.ts"]);
+    expect(await badStore.exited).toBe(1);
+    expect(badStore.output().stderr).toBe(
+      'flowrt: Unknown --store "redis:x": use memory, fs:<dir> or postgres:<url>.\n',
+    );
+    expect(await missing.exited).toBe(1);
+    expect(missing.output().stderr).toMatch(/^flowrt: No flows module at .*nope\.ts\.\n$/);
+  }, 20_000);
+});

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { isFlowError } from "@flowrt/core";
+import { loadFlowsModule } from "./cli/load-flows-module.js";
+import { serveFlows } from "./cli/serve.js";
+import { parseStoreSpec, UsageError } from "./cli/store-spec.js";
+
+const USAGE = `Usage: flowrt serve <module> [options]
+
+Serves the flows a module exports (a default array, a named "flows" array, or every exported flow
+definition; optional named exports "resolvePrincipal" and "webhookProviders"). TypeScript modules load
+through tsx.
+
+Options:
+  --port <n>          port to listen on (0 picks a free one)      default: $PORT or 3000
+  --host <address>    address to bind                             default: $HOST or 127.0.0.1
+  --store <spec>      memory | fs:<dir> | postgres:<url>          default: memory
+  --base-path <path>  where the API is mounted                    default: /api/flows
+  -h, --help          show this help
+`;
+
+function parsePort(value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535 (got "${value}").`);
+  }
+  return Number(value);
+}
+
+/** Runs the CLI; resolves to an exit code, or stays up (serving) until a signal arrives. */
+async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      store: { type: "string" },
+      "base-path": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(USAGE);
+    return values.help ? 0 : 1;
+  }
+  const [command, modulePath, ...extra] = positionals;
+  if (command !== "serve") throw new UsageError(`Unknown command "${command}". Try: flowrt serve <module>.`);
+  if (!modulePath) throw new UsageError("flowrt serve needs the path of a flows module.");
+  if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(" ")}.`);
+
+  // An empty PORT or HOST counts as unset.
+  const port = parsePort(values.port ?? (env.PORT || "3000"));
+  const host = values.host ?? (env.HOST || "127.0.0.1");
+  const store = parseStoreSpec(values.store ?? "memory");
+  const module = await loadFlowsModule(modulePath);
+  const server = await serveFlows(module, {
+    port,
+    host,
+    store,
+    ...(values["base-path"] !== undefined ? { basePath: values["base-path"] } : {}),
+  });
+  process.stdout.write(`flowrt listening on ${server.url}\n`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`flowrt: ${signal}, shutting down\n`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(
+          `flowrt: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return undefined;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    // Mistakes in the command line or the flows module are told in one line; anything else with its stack.
+    const usage =
+      error instanceof UsageError ||
+      isFlowError(error) ||
+      (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"));
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      usage
+        ? `flowrt: ${message}\n`
+        : `flowrt: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,78 @@
+import type { FlowStores } from "@flowrt/core";
+
+/** Which store `flowrt serve --store` opens. */
+export type StoreSpec =
+  | { kind: "memory" }
+  | { kind: "fs"; dir: string }
+  | { kind: "postgres"; connectionString: string };
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** Parses `memory`, `fs:<dir>` or `postgres:<url>` (the URL may also be given whole, `postgres://…`). */
+export function parseStoreSpec(value: string): StoreSpec {
+  if (value === "memory") return { kind: "memory" };
+  if (value.startsWith("fs:")) {
+    const dir = value.slice(3);
+    if (dir === "") throw new UsageError('--store fs:<dir> needs a directory, e.g. "fs:.data".');
+    return { kind: "fs", dir };
+  }
+  if (value.startsWith("postgres:") || value.startsWith("postgresql:")) {
+    const rest = value.slice(value.indexOf(":") + 1);
+    // `postgres:postgres://…` and a bare `postgres://…` both name the same database.
+    const connectionString = rest.startsWith("//") ? value : rest;
+    if (!/^postgres(ql)?:\/\//.test(connectionString)) {
+      throw new UsageError(
+        "--store postgres:<url> needs a connection URL, e.g. postgres:postgres://localhost/flowrt.",
+      );
+    }
+    return { kind: "postgres", connectionString };
+  }
+  throw new UsageError(`Unknown --store "${value}": use memory, fs:<dir> or postgres:<url>.`);
+}
+
+/** What the CLI needs of a store package; the real modules are loaded only when chosen. */
+interface StoreModules {
+  "@flowrt/store-memory": { createMemoryStores(): FlowStores };
+  "@flowrt/store-fs": { createFsStores(options: { dir: string }): FlowStores };
+  "@flowrt/store-postgres": {
+    createPostgresStores(options: { connectionString: string }): FlowStores & { setup?(): Promise<void> };
+  };
+}
+
+async function importStore<K extends keyof StoreModules>(name: K): Promise<StoreModules[K]> {
+  try {
+    return (await import(name)) as StoreModules[K];
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(name)) {
+      throw new UsageError(
+        `This store needs ${name}: install it beside @flowrt/express (e.g. pnpm add ${name}).`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Opens the chosen stores (Postgres: `setup()` runs the migrations first). */
+export async function openStores(spec: StoreSpec): Promise<FlowStores> {
+  switch (spec.kind) {
+    case "memory":
+      return (await importStore("@flowrt/store-memory")).createMemoryStores();
+    case "fs":
+      return (await importStore("@flowrt/store-fs")).createFsStores({ dir: spec.dir });
+    case "postgres": {
+      const stores = (await importStore("@flowrt/store-postgres")).createPostgresStores({
+        connectionString: spec.connectionString,
+      });
+      try {
+        await stores.setup?.();
+      } catch (error) {
+        await stores.close().catch(() => {});
+        throw error;
+      }
+      return stores;
+    }
+  }
+}

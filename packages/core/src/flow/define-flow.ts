@@ -14,6 +14,7 @@ import { normalizeActions } from "./actions.js";
 import { normalizeAuthentication } from "./authentication.js";
 import type { AnyFlowDefinition, FlowDefinition, FlowOptions, ScopeDefinition } from "./flow-types.js";
 import { assertFlowId } from "./path-segment.js";
+import { normalizeReactions } from "./reactions.js";
 import {
   checkAccessorCollisions,
   checkNoUserScopeResources,
@@ -34,6 +35,7 @@ const FLOW_KEYS = [
   "webhooks",
   "isolateUserState",
   "isolateOrgState",
+  "reactions",
 ];
 
 type FlowFields = Omit<
@@ -81,6 +83,7 @@ export function defineFlow<
     webhooks: normalizeWebhooks(kind, raw.webhooks),
     isolateUserState: optionalBoolean(where, "isolateUserState", raw.isolateUserState, false),
     isolateOrgState: optionalBoolean(where, "isolateOrgState", raw.isolateOrgState, false),
+    reactions: normalizeReactions(kind, raw.reactions),
   };
 
   // Rule 6: flow-level resources load with every request, so some options belong on blocks instead.
@@ -90,8 +93,17 @@ export function defineFlow<
   const roots = [
     ...Object.values(fields.actions).map((a) => a.block),
     ...Object.values(fields.webhooks).flatMap((p) => Object.values(p.on).map((b) => b.block)),
+    ...fields.reactions.map((r) => r.block),
   ];
   const declarations = flowResourceDeclarations(kind, fields.resources, roots);
+  for (const reaction of fields.reactions) {
+    if (!declarations.some((d) => d.accessor === reaction.reactTo.resource)) {
+      throw new DefinitionError(
+        `Flow "${kind}" reacts to "${reaction.reactTo.resource}", which neither the flow nor any of its blocks declares. ` +
+          "Declare the resource under that accessor, or fix the name.",
+      );
+    }
+  }
   checkAccessorCollisions(kind, declarations);
   if (!fields.authentication.requireUser) {
     checkWithoutUser(kind, fields);

@@ -188,6 +188,11 @@ export interface FlowOptions<
   isolateUserState?: boolean;
   /** Store this flow's org state apart from other flows' (and skip the cross-flow schema check). @default false */
   isolateOrgState?: boolean;
+  /**
+   * Blocks that run inside the originating turn after a resource changes (specification: in-flow
+   * reactions). Each reaction's block receives the change notice as its input. @default []
+   */
+  reactions?: ReactionConfig[];
 }
 
 /** A flow definition (or a named instance of one). */
@@ -212,6 +217,7 @@ export interface FlowDefinition<
   readonly webhooks: Readonly<Record<string, WebhookProviderBindings>>;
   readonly isolateUserState: boolean;
   readonly isolateOrgState: boolean;
+  readonly reactions: readonly ReactionDefinition[];
   /**
    * A named copy of this flow: same definition, its own id (and its own sessions and isolated state).
    * Ids are URL-safe and may not be a reserved path word.
@@ -222,3 +228,27 @@ export interface FlowDefinition<
 }
 
 export type AnyFlowDefinition = FlowDefinition<any, any, any>;
+
+/** What a resource change can be, as `resource_change` and reactions name it. */
+export type ResourceChange = "created" | "updated" | "deleted" | "content";
+
+/**
+ * When a reaction runs: after any of `changes` (default: every change) of the resource declared
+ * under the accessor `resource`, or after a content write of `contentUpdated`.
+ */
+export type ReactTrigger =
+  | { resource: string; changes?: readonly ResourceChange[] }
+  | { contentUpdated: string };
+
+/** An entry of a flow's `reactions`. */
+export interface ReactionConfig {
+  reactTo: ReactTrigger;
+  /** Runs with the change notice as input: `{ ref, kind, scope, change, path, uri, state?, previousState? }`. */
+  block: AnyBlock;
+}
+
+/** A normalized reaction. */
+export interface ReactionDefinition {
+  readonly reactTo: { readonly resource: string; readonly changes: readonly ResourceChange[] };
+  readonly block: AnyBlock;
+}

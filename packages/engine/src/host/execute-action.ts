@@ -1,5 +1,5 @@
-import type { BlockContext, BlockLogger, JsonObject, Principal } from "@flowrt/core";
-import { createTokenBudget, runAction } from "../blocks/index.js";
+import type { BlockContext, BlockLogger, JsonObject, Principal, ReactionDefinition } from "@flowrt/core";
+import { type BlockRun, createTokenBudget, executeBlock, runAction } from "../blocks/index.js";
 import { createContentTools, createResourceScope } from "../resources/index.js";
 import type { FlowHost } from "./flow-host.js";
 import type { HostLogger } from "./logger.js";
@@ -26,6 +26,24 @@ export async function executeAction(host: FlowHost, run: Parameters<RequestExecu
   if (record.orgId) principal.orgId = record.orgId;
   if (session.tenantId) principal.tenantId = session.tenantId;
   const log = requestLogger(host.logger, { requestId: record.id, flowId: flow.id });
+  // Reactions run inside the originating turn, on the same run (context, stream, budget, signal). A
+  // reaction does not re-trigger itself while it runs, so a reaction writing its own resource ends.
+  let blockRun: BlockRun | undefined;
+  const reacting = new Set<ReactionDefinition>();
+  const runReaction = async (notice: { ref: string; change: string }) => {
+    if (!blockRun) return;
+    for (const reaction of flow.definition.reactions) {
+      if (reaction.reactTo.resource !== notice.ref) continue;
+      if (!(reaction.reactTo.changes as readonly string[]).includes(notice.change)) continue;
+      if (reacting.has(reaction)) continue;
+      reacting.add(reaction);
+      try {
+        await executeBlock(reaction.block, JSON.parse(JSON.stringify(notice)), blockRun);
+      } finally {
+        reacting.delete(reaction);
+      }
+    }
+  };
   const scope = createResourceScope(
     {
       stores: host.stores,
@@ -36,6 +54,7 @@ export async function executeAction(host: FlowHost, run: Parameters<RequestExecu
       signal,
       log,
       emit: (type, data) => run.emit(type, data),
+      runReaction,
     },
     flow.flowResources,
   );
@@ -60,7 +79,7 @@ export async function executeAction(host: FlowHost, run: Parameters<RequestExecu
   };
 
   let contentTools: Record<string, unknown> | undefined;
-  return runAction({ block, onCompleted: policy.onCompleted, onErrored: policy.onErrored }, record.input, {
+  blockRun = {
     ctx,
     emit: (type, data) => run.emit(type, data),
     signal,
@@ -74,5 +93,10 @@ export async function executeAction(host: FlowHost, run: Parameters<RequestExecu
       contentTools ??= createContentTools(scope);
       return contentTools;
     },
-  });
+  };
+  return runAction(
+    { block, onCompleted: policy.onCompleted, onErrored: policy.onErrored },
+    record.input,
+    blockRun,
+  );
 }

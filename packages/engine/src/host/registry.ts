@@ -32,6 +32,7 @@ function register(definition: AnyFlowDefinition): RegisteredFlow {
   for (const provider of Object.values(definition.webhooks)) {
     for (const binding of Object.values(provider.on)) blocks.push(binding.block);
   }
+  for (const reaction of definition.reactions) blocks.push(reaction.block);
   for (const block of blocks) {
     for (const [accessor, def] of Object.entries(blockResources(block))) allResources[accessor] ??= def;
   }

@@ -1,0 +1,127 @@
+import {
+  type DefinitionError,
+  defineFlow,
+  defineResourceCollection,
+  handler,
+  isFlowError,
+} from "@flowrt/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createFlowHost, type FlowHost } from "./flow-host.js";
+import { silentLogger } from "./logger.js";
+import { settle, storeFactories } from "./testing/fixtures.js";
+
+const notes = defineResourceCollection({
+  pattern: "notes/*",
+  scope: "session",
+  stateSchema: z.object({ title: z.string().default(""), touched: z.number().default(0) }),
+});
+
+const write = handler({
+  name: "write",
+  execute: async (_input, ctx) => {
+    const note = await ctx.resources.notes.create("a", { title: "A" });
+    await note.writeContent("hello");
+    return ctx.session.state;
+  },
+});
+
+const countCreates = handler({
+  name: "countCreates",
+  execute: async (notice: { change: string; path: string }, ctx) => {
+    await ctx.session.incState({ creates: 1 });
+    return notice.path;
+  },
+});
+
+const countContent = handler({
+  name: "countContent",
+  execute: async (_notice, ctx) => {
+    await ctx.session.incState({ contentUpdates: 1 });
+  },
+});
+
+// Writes the resource it reacts to: must not re-trigger itself.
+const touch = handler({
+  name: "touch",
+  execute: async (notice: { path: string }, ctx) => {
+    const key = notice.path.slice("notes/".length);
+    const note = await ctx.resources.notes.get(key);
+    await note.incState({ touched: 1 });
+  },
+});
+
+const flow = defineFlow({
+  kind: "reactive",
+  authentication: { requireUser: false, defaultUserId: "dev" },
+  session: {
+    stateSchema: z.object({ creates: z.number().default(0), contentUpdates: z.number().default(0) }),
+  },
+  resources: { notes },
+  actions: { write },
+  reactions: [
+    { reactTo: { resource: "notes", changes: ["created"] }, block: countCreates },
+    { reactTo: { contentUpdated: "notes" }, block: countContent },
+    { reactTo: { resource: "notes", changes: ["created", "updated"] }, block: touch },
+  ],
+});
+
+describe.each(storeFactories)("reactTo on the $name store", (factory) => {
+  let host: FlowHost;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    const made = await factory.create();
+    cleanup = made.cleanup;
+    host = createFlowHost({
+      flows: [flow],
+      stores: made.stores,
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+    });
+    await host.start();
+  });
+  afterEach(async () => {
+    await host.close();
+    await cleanup();
+  });
+
+  it("reactions (including reactTo.contentUpdated) run inside the originating turn", async () => {
+    const { request } = await host.invoke("reactive", "write", { source: "test" }, {});
+    const { record, events } = await settle(host, request.id);
+    expect(record.status).toBe("completed");
+    // The action's own output already sees what the reactions wrote: they ran before it returned.
+    expect(record.output).toEqual({ creates: 1, contentUpdates: 1 });
+    const started = events.filter((e) => e.type === "block.started").map((e) => e.data.block);
+    expect(started).toEqual(["write", "countCreates", "touch", "countContent"]);
+    const completedAt = events.findIndex((e) => e.type === "request.completed");
+    expect(events.findIndex((e) => e.data.block === "countContent")).toBeLessThan(completedAt);
+  });
+
+  it("a reaction that writes the resource it reacts to does not trigger itself again", async () => {
+    const { request, session } = await host.invoke("reactive", "write", { source: "test" }, {});
+    await settle(host, request.id);
+    const item = await host.stores.resources.getState(
+      { scope: "session", scopeId: session.id, bucket: "shared" },
+      "notes/a",
+    );
+    expect(item?.state.touched).toBe(1);
+  });
+});
+
+describe("reactTo definitions", () => {
+  it("a reaction to an undeclared accessor is a definition error naming it", () => {
+    let error: unknown;
+    try {
+      defineFlow({
+        kind: "broken",
+        actions: { write },
+        resources: { notes },
+        reactions: [{ reactTo: { contentUpdated: "nope" }, block: countContent }],
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(isFlowError(error) && (error as DefinitionError).code).toBe("definition-error");
+    expect((error as Error).message).toContain('"nope"');
+  });
+});

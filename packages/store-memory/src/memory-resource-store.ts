@@ -1,10 +1,22 @@
 import type { CasResult, JsonObject, ResourceStateRecord, ResourceStore, ScopeAddress } from "@flowrt/core";
 import { SortedKeyIndex } from "./sorted-key-index.js";
-import { admits, checkAddress, checkCondition, checkKey, checkObject, pageWindow } from "./validate.js";
+import {
+  admits,
+  checkAddress,
+  checkCondition,
+  checkKey,
+  checkObject,
+  pageWindow,
+  toJsonText,
+} from "./validate.js";
 
 interface KeyRow {
-  /** `null` is a tombstone: the key was deleted, and its version is kept so it is never reused. */
-  state: JsonObject | null;
+  /**
+   * The state as JSON text; `null` is a tombstone: the key was deleted, and its version is kept so it
+   * is never reused. Text rather than an object graph: copying in and out is one stringify/parse, and a
+   * row is one small allocation, which keeps pages cheap when a scope holds a million keys.
+   */
+  state: string | null;
   version: number;
   createdAt: number;
   accessedAt: number;
@@ -43,14 +55,14 @@ export function createMemoryResourceStore(): ResourceStore {
   };
   const toRecord = (key: string, row: KeyRow): ResourceStateRecord => ({
     key,
-    state: structuredClone(row.state!),
+    state: JSON.parse(row.state!) as JsonObject,
     version: row.version,
     createdAt: row.createdAt,
     accessedAt: row.accessedAt,
   });
   const conflict = (row: KeyRow | null): CasResult<JsonObject> => ({
     ok: false,
-    current: row ? { value: structuredClone(row.state!), version: row.version } : null,
+    current: row ? { value: JSON.parse(row.state!) as JsonObject, version: row.version } : null,
   });
 
   return {
@@ -68,8 +80,8 @@ export function createMemoryResourceStore(): ResourceStore {
       const row = bucket.rows.get(key);
       const current = row && row.state !== null ? row : null;
       if (!admits(condition, current)) return conflict(current);
-      // Clone before touching the row, so a value that cannot be cloned changes nothing.
-      const value = structuredClone(state);
+      // Serialise before touching the row, so a value that is not JSON changes nothing.
+      const value = toJsonText(state, "resource state");
       const now = Date.now();
       if (row) {
         if (!current) row.createdAt = now;

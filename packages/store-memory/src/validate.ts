@@ -63,3 +63,15 @@ export function admits(condition: WriteCondition, live: { version: number } | nu
   if (condition.type === "absent") return live === null;
   return live !== null && live.version === condition.version;
 }
+
+/** JSON text of a state, refusing what JSON cannot hold (functions, symbols, non-finite numbers). */
+export function toJsonText(value: JsonObject, what: string): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "function" || typeof v === "symbol" || (typeof v === "number" && !Number.isFinite(v))) {
+      throw new TypeError(
+        `store-memory: ${what} holds ${typeof v === "number" ? String(v) : `a ${typeof v}`}, which is not JSON.`,
+      );
+    }
+    return v;
+  });
+}

@@ -1,19 +1,23 @@
 /**
- * `pnpm bench [name…]` runs the named benchmarks (all by default) and prints their tables.
- * Each benchmark module exports `run(): Promise<string>` returning Markdown.
+ * `pnpm bench [name…]` runs the named benchmarks (all by default) and prints their tables. A benchmark
+ * is a file `src/<name>.bench.ts` exporting `run(): Promise<string>` that returns Markdown.
  */
-const benchmarks: Record<string, () => Promise<{ run: () => Promise<string> }>> = {
-  stores: () => import("./stores.bench.js"),
-};
+import { readdirSync } from "node:fs";
+
+const dir = new URL(".", import.meta.url);
+const available = readdirSync(dir)
+  .filter((file) => file.endsWith(".bench.ts"))
+  .map((file) => file.slice(0, -".bench.ts".length))
+  .sort();
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
-const names = wanted.length > 0 ? wanted : Object.keys(benchmarks);
+const names = wanted.length > 0 ? wanted : available;
 for (const name of names) {
-  const load = benchmarks[name];
-  if (!load) {
-    console.error(`unknown benchmark "${name}"; known: ${Object.keys(benchmarks).join(", ")}`);
+  if (!available.includes(name)) {
+    console.error(`unknown benchmark "${name}"; known: ${available.join(", ")}`);
     process.exit(2);
   }
   console.log(`\n## ${name}\n`);
-  console.log(await (await load()).run());
+  const module = (await import(new URL(`./${name}.bench.ts`, dir).href)) as { run: () => Promise<string> };
+  console.log(await module.run());
 }

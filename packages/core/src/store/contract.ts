@@ -288,6 +288,11 @@ export interface FlowStores {
    * storage (true for Postgres; false for the filesystem store, which guards within one instance).
    */
   readonly crossProcess: boolean;
+  /**
+   * Prepares the backing storage (e.g. runs migrations); idempotent and safe when several hosts call it
+   * at once. `host.start()` calls it when present.
+   */
+  setup?(): Promise<void>;
   /** Releases pools, timers and file handles. */
   close(): Promise<void>;
 }

@@ -92,6 +92,7 @@ export class FlowHost {
     if (this.state === "closed")
       throw new FlowError("host-not-started", "This host was closed; create a new one.");
     this.checkWebhookProviders();
+    await this.stores.setup?.();
     this.state = "started";
     await this.runner.recover();
     const every = this.options.recoveryIntervalMs ?? 2_000;

@@ -40,7 +40,7 @@ export function assertSafeBind(module: FlowsModule, host: string): void {
   if (open.length === 0) return;
   throw new UsageError(
     `Refusing to listen on ${host}: ${open.length === 1 ? "flow" : "flows"} ${open.map((id) => `"${id}"`).join(", ")} ` +
-      `${open.length === 1 ? "has" : "have"} no authentication (no resolvePrincipal of their own, and the module exports no resolvePrincipal). ` +
+      `${open.length === 1 ? "has" : "have"} no authentication (no resolvePrincipal of ${open.length === 1 ? "its" : "their"} own, and the module exports none). ` +
       "Add a resolver, or listen on a loopback address (127.0.0.1, ::1, localhost).",
   );
 }

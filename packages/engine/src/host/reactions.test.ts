@@ -26,9 +26,12 @@ const write = handler({
   },
 });
 
+const notice = z.looseObject({ ref: z.string(), change: z.string(), path: z.string() });
+
 const countCreates = handler({
   name: "countCreates",
-  execute: async (notice: { change: string; path: string }, ctx) => {
+  inputSchema: notice,
+  execute: async (notice, ctx) => {
     await ctx.session.incState({ creates: 1 });
     return notice.path;
   },
@@ -44,7 +47,8 @@ const countContent = handler({
 // Writes the resource it reacts to: must not re-trigger itself.
 const touch = handler({
   name: "touch",
-  execute: async (notice: { path: string }, ctx) => {
+  inputSchema: notice,
+  execute: async (notice, ctx) => {
     const key = notice.path.slice("notes/".length);
     const note = await ctx.resources.notes.get(key);
     await note.incState({ touched: 1 });

@@ -66,7 +66,7 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
         rawBody,
         signal: aborted.signal,
       });
-      await sendResponse(res, response);
+      await sendResponse(res, response, req.method === "HEAD");
     } catch (error) {
       if (error instanceof BodyReadError && error.status === 499) return;
       if (res.headersSent) {

@@ -69,6 +69,28 @@ describe("event streams", () => {
     expect(JSON.parse(events.at(-1)![3]!)).toMatchObject({ type: "request.completed", output: { added: 1 } });
   });
 
+  test("HEAD on a stream answers its headers and ends at once", async () => {
+    served = await serve([slow], { router: { heartbeatMs: 10_000 } });
+    const invoked = await fetch(`${served.url}/api/flows/slow/actions/wait`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ userId: "u1", input: {} }),
+    });
+    const { requestId } = (await invoked.json()) as { requestId: string };
+    let followed = false;
+    vi.spyOn(served.host, "events").mockImplementation(() =>
+      (async function* () {
+        followed = true;
+        yield* [];
+      })(),
+    );
+    const head = await fetch(`${served.url}/api/flows/requests/${requestId}/stream`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(await head.text()).toBe("");
+    expect(followed).toBe(false);
+  });
+
   test("an idle stream sends `: ping` comments every heartbeatMs, and events resume after them", async () => {
     served = await serve([slow], { router: { heartbeatMs: 20 } });
     const call = open(`${served.url}/api/flows/slow/actions/wait`, {

@@ -36,11 +36,15 @@ async function sendStream(res: ServerResponse, stream: SseStream): Promise<void>
   }
 }
 
-/** Writes an engine response: status and headers as given, then the JSON body or the event stream. */
-export async function sendResponse(res: ServerResponse, response: HttpResponse): Promise<void> {
+/**
+ * Writes an engine response: status and headers as given, then the JSON body or the event stream. A
+ * HEAD request gets the stream's headers only (it would otherwise hold the connection for no bytes).
+ */
+export async function sendResponse(res: ServerResponse, response: HttpResponse, head = false): Promise<void> {
   if (response.stream) {
     res.writeHead(response.status, response.headers);
-    await sendStream(res, response.stream);
+    if (head) res.end();
+    else await sendStream(res, response.stream);
     return;
   }
   if (response.body === undefined) {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { notebook, slow } from "../testing/fixture-flows.js";
 import { flowsFromExports, loadFlowsModule } from "./load-flows-module.js";
@@ -45,8 +46,9 @@ describe("flowsFromExports", () => {
 });
 
 test("loadFlowsModule imports a TypeScript module relative to cwd", async () => {
-  const loaded = await loadFlowsModule("src/testing/cli-flows-with-resolver.ts");
+  const packageDir = fileURLToPath(new URL("../..", import.meta.url));
+  const loaded = await loadFlowsModule("src/testing/cli-flows-with-resolver.ts", packageDir);
   expect(loaded.flows.map((f) => f.id)).toEqual(["notebook"]);
   expect(typeof loaded.resolvePrincipal).toBe("function");
-  await expect(loadFlowsModule("src/testing/missing.ts")).rejects.toThrow(/No flows module at/);
+  await expect(loadFlowsModule("src/testing/missing.ts", packageDir)).rejects.toThrow(/No flows module at/);
 });

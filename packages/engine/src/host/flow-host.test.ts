@@ -359,3 +359,40 @@ describe("instance ownership", () => {
     await made.cleanup();
   });
 });
+
+describe("resolver choice", () => {
+  it("the flow's own resolver wins; a flow without one uses the host's; defaultUserId fills a null result", async () => {
+    const noop = handler({ name: "who", execute: async (_i, ctx) => ctx.principal.userId });
+    const own = defineFlow({
+      kind: "own",
+      authentication: { resolvePrincipal: () => ({ userId: "from-flow" }) },
+      actions: { who: { block: noop } },
+    });
+    const hosted = defineFlow({ kind: "hosted", actions: { who: { block: noop } } });
+    const fallback = defineFlow({
+      kind: "fallback",
+      authentication: { resolvePrincipal: () => null, defaultUserId: "default-user" },
+      actions: { who: { block: noop } },
+    });
+    const [factory] = storeFactories;
+    const made = await factory!.create();
+    const host = createFlowHost({
+      flows: [own, hosted, fallback],
+      stores: made.stores,
+      resolvePrincipal: () => ({ userId: "from-host" }),
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+    });
+    await host.start();
+    for (const [flowId, expected] of [
+      ["own", "from-flow"],
+      ["hosted", "from-host"],
+      ["fallback", "default-user"],
+    ] as const) {
+      const { request } = await host.invoke(flowId, "who", headerCaller(), {});
+      expect((await settle(host, request.id)).record.output).toBe(expected);
+    }
+    await host.close();
+    await made.cleanup();
+  });
+});

@@ -1,4 +1,11 @@
-import type { BlockContext, BlockLogger, JsonObject, Principal, ReactionDefinition } from "@flowrt/core";
+import type {
+  AnyBlock,
+  BlockContext,
+  BlockLogger,
+  JsonObject,
+  Principal,
+  ReactionDefinition,
+} from "@flowrt/core";
 import { type BlockRun, createTokenBudget, executeBlock, runAction } from "../blocks/index.js";
 import { createContentTools, createResourceScope } from "../resources/index.js";
 import type { FlowHost } from "./flow-host.js";
@@ -96,7 +103,17 @@ export async function executeAction(host: FlowHost, run: Parameters<RequestExecu
   };
   return runAction(
     { block, onCompleted: policy.onCompleted, onErrored: policy.onErrored },
-    record.input,
+    actionInput(record.input, block),
     blockRun,
   );
+}
+
+/**
+ * JSON has no `undefined`: a call without `input` is stored as `null`. When the block's schema refuses
+ * `null` but accepts an absent input (`z.object({}).optional()`), it gets `undefined`, as the caller meant.
+ */
+function actionInput(stored: unknown, block: AnyBlock): unknown {
+  const schema = block.inputSchema;
+  if (stored !== null || !schema) return stored;
+  return !schema.safeParse(null).success && schema.safeParse(undefined).success ? undefined : stored;
 }

@@ -396,3 +396,31 @@ describe("resolver choice", () => {
     await made.cleanup();
   });
 });
+
+describe("action input", () => {
+  it("a call without input reaches a block whose schema accepts an absent input", async () => {
+    const optional = handler({
+      name: "optional",
+      inputSchema: z.object({ n: z.number() }).optional(),
+      execute: async (input) => input?.n ?? "none",
+    });
+    const flow = defineFlow({
+      kind: "inputs",
+      authentication: { requireUser: false, defaultUserId: "dev" },
+      actions: { optional },
+    });
+    const [factory] = storeFactories;
+    const made = await factory!.create();
+    const host = createFlowHost({
+      flows: [flow],
+      stores: made.stores,
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+    });
+    await host.start();
+    const { request } = await host.invoke("inputs", "optional", { source: "test" }, {});
+    expect((await settle(host, request.id)).record).toMatchObject({ status: "completed", output: "none" });
+    await host.close();
+    await made.cleanup();
+  });
+});

@@ -5,6 +5,7 @@ import {
   type WebhookBinding,
   type WebhookInboundEvent,
 } from "@flowrt/core";
+import { parseBlockInput } from "../blocks/validate-io.js";
 import type { FlowHost } from "../host/flow-host.js";
 import type { RegisteredFlow } from "../host/registry.js";
 import type { Caller } from "../host/types.js";
@@ -45,6 +46,10 @@ export async function receiveWebhook(
   provider: string,
   caller: Caller & { rawBody: Uint8Array; headers: Record<string, string | string[] | undefined> },
 ): Promise<WebhookOutcome> {
+  // A host not started (or closed) would persist a request nobody runs: refuse before reading anything.
+  if (!host.started) {
+    throw new FlowError("host-not-started", "The host is not started; webhook deliveries are refused.");
+  }
   const flow = webhookFlow(host, flowKind);
   const bindings = Object.hasOwn(flow.definition.webhooks, provider)
     ? flow.definition.webhooks[provider]
@@ -71,17 +76,26 @@ export async function receiveWebhook(
   } catch {
     throw new FlowError("webhook-parse-failed", "The webhook body could not be parsed.");
   }
+  // Extractors are application code over untrusted payloads: one that throws makes the delivery
+  // untyped (ignored with 202) or id-less, never a 500 the provider would retry forever.
   let eventType: string | null = null;
   let deliveryId: string | undefined;
   try {
     const extracted = definition.eventType?.(payload, headers);
     eventType = typeof extracted === "string" ? extracted : null;
+  } catch (error) {
+    host.logger.warn("webhook eventType extractor threw; delivery treated as untyped", {
+      provider,
+      error: describeError(error),
+    });
+  }
+  try {
     const id = definition.deliveryId?.(payload, headers);
     if (typeof id === "string" && id !== "") deliveryId = id;
   } catch (error) {
-    host.logger.warn("webhook extractor threw; delivery treated as untyped", {
+    host.logger.warn("webhook deliveryId extractor threw; delivery recorded without one", {
       provider,
-      error: String(error),
+      error: describeError(error),
     });
   }
   const event: WebhookInboundEvent = { provider, eventType, payload, headers, rawBody };
@@ -96,7 +110,11 @@ export async function receiveWebhook(
   try {
     if (binding.when && !binding.when(event)) return { status: 202, body: { ignored: true, reason: "when" } };
   } catch (error) {
-    host.logger.warn("webhook `when` threw; delivery ignored", { provider, eventType, error: String(error) });
+    host.logger.warn("webhook `when` threw; delivery ignored", {
+      provider,
+      eventType,
+      error: describeError(error),
+    });
     return { status: 202, body: { ignored: true, reason: "when threw" } };
   }
 
@@ -118,16 +136,23 @@ export async function receiveWebhook(
   try {
     input = binding.input ? await binding.input(event) : payload;
     if (binding.inputSchema) {
-      const parsed = binding.inputSchema.safeParse(input);
+      // Async: a schema with async refinements makes the synchronous safeParse throw.
+      const parsed = await binding.inputSchema.safeParseAsync(input);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
+        const field = issue?.path.map(String).join(".") ?? "";
         throw new FlowError(
           "invalid-input",
-          `Webhook input for "${eventType}" failed validation at "${issue?.path.join(".") || "(input)"}": ${issue?.message}`,
-          { details: { field: issue?.path.join(".") } },
+          `Webhook input for "${eventType}" failed validation at "${field || "(input)"}": ${issue?.message}`,
+          { details: field ? { field } : {} },
         );
       }
       input = parsed.data;
+    } else {
+      // Fall back to the block's own schema now, so a bad input is a failed request that never ran
+      // (as with a binding schema), not a run that starts and fails. The block parses the unparsed
+      // value itself when it runs: parsing twice would break a transforming schema.
+      await parseBlockInput(binding.block, input);
     }
   } catch (error) {
     const failed = await host.requests.persistFailed({ ...request, input: null }, error);
@@ -135,6 +160,11 @@ export async function receiveWebhook(
   }
   const record = await host.requests.submit({ ...request, input });
   return { status: 202, body: { requestId: record.id } };
+}
+
+/** For the log: application errors keep their message (as the HTTP layer logs them); no stack. */
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /** A fresh ephemeral session, or the named one found or created and bound to the delivery's principal. */

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createFlowHost, type FlowHost } from "./flow-host.js";
 import { silentLogger } from "./logger.js";
-import { headerCaller, settle, storeFactories } from "./testing/fixtures.js";
+import { headerCaller, settle, storeFactories, useHost } from "./testing/fixtures.js";
 import type { InboundAdapter } from "./types.js";
 
 const seen: PrincipalResolutionContext[] = [];
@@ -56,28 +56,15 @@ const chat = defineFlow({
 describe.each(storeFactories)(
   "dispatch, lineage and the resolution context on the $name store",
   (factory) => {
+    const env = useHost(factory, () => ({ flows: [chat] }));
     let host: FlowHost;
-    let cleanup: () => Promise<void>;
-
-    beforeEach(async () => {
+    beforeEach(() => {
       seen.length = 0;
       release = undefined;
-      const made = await factory.create();
-      cleanup = made.cleanup;
-      host = createFlowHost({
-        flows: [chat],
-        stores: made.stores,
-        logger: silentLogger,
-        recoveryIntervalMs: 0,
-      });
-      await host.start();
+      host = env.host;
     });
-
-    afterEach(async () => {
-      release?.();
-      await host.close();
-      await cleanup();
-    });
+    // Free a handler still holding, so that closing the host does not wait on it.
+    afterEach(() => release?.());
 
     it("an asserted principal wins over the resolver, and the emitter receives every event in order", async () => {
       const received: RequestEvent[] = [];

@@ -7,11 +7,11 @@ import {
   type PrincipalResolutionContext,
   PrincipalResolutionError,
 } from "@flowrt/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createFlowHost, type FlowHost } from "./flow-host.js";
 import { silentLogger } from "./logger.js";
-import { headerCaller, settle, storeFactories } from "./testing/fixtures.js";
+import { headerCaller, settle, storeFactories, useHost, withHost } from "./testing/fixtures.js";
 
 const notes = defineResourceCollection({
   pattern: "notes/*",
@@ -71,24 +71,10 @@ async function rejection(promise: Promise<unknown>) {
 }
 
 describe.each(storeFactories)("runtime host on the $name store", (factory) => {
+  const env = useHost(factory, () => ({ flows: [notebook] }));
   let host: FlowHost;
-  let cleanup: () => Promise<void>;
-
-  beforeEach(async () => {
-    const made = await factory.create();
-    cleanup = made.cleanup;
-    host = createFlowHost({
-      flows: [notebook],
-      stores: made.stores,
-      logger: silentLogger,
-      recoveryIntervalMs: 0,
-    });
-    await host.start();
-  });
-
-  afterEach(async () => {
-    await host.close();
-    await cleanup();
+  beforeEach(() => {
+    host = env.host;
   });
 
   it("an action runs its handler, writes state and resources, and streams events in order", async () => {
@@ -255,8 +241,6 @@ describe("instance ownership", () => {
   const b = open.instance({ id: "open-b" });
 
   it("another instance's session is 409 wrong-instance-session before any resolver runs", async () => {
-    const [factory] = storeFactories;
-    const made = await factory!.create();
     let resolverCalls = 0;
     const guarded = defineFlow({
       kind: "guarded",
@@ -270,20 +254,13 @@ describe("instance ownership", () => {
     });
     const g1 = guarded.instance({ id: "g1" });
     const g2 = guarded.instance({ id: "g2" });
-    const host = createFlowHost({
-      flows: [g1, g2],
-      stores: made.stores,
-      logger: silentLogger,
-      recoveryIntervalMs: 0,
+    await withHost({ flows: [g1, g2] }, async (host) => {
+      const session = await host.createSession("g1", headerCaller("u1"));
+      resolverCalls = 0;
+      const error = await rejection(host.invoke("g2", "noop", headerCaller("u1"), { sessionId: session.id }));
+      expect(error.code).toBe("wrong-instance-session");
+      expect(resolverCalls).toBe(0);
     });
-    await host.start();
-    const session = await host.createSession("g1", headerCaller("u1"));
-    resolverCalls = 0;
-    const error = await rejection(host.invoke("g2", "noop", headerCaller("u1"), { sessionId: session.id }));
-    expect(error.code).toBe("wrong-instance-session");
-    expect(resolverCalls).toBe(0);
-    await host.close();
-    await made.cleanup();
   });
 
   it("a session with no recorded owner is its kind's only instance's, and migration-required with several", async () => {
@@ -326,20 +303,11 @@ describe("instance ownership", () => {
   });
 
   it("requireUser: false stamps defaultUserId on the request record", async () => {
-    const [factory] = storeFactories;
-    const made = await factory!.create();
-    const host = createFlowHost({
-      flows: [open],
-      stores: made.stores,
-      logger: silentLogger,
-      recoveryIntervalMs: 0,
+    await withHost({ flows: [open] }, async (host) => {
+      const { request } = await host.invoke("open", "noop", { source: "http" }, {});
+      expect(request.userId).toBe("dev");
+      await settle(host, request.id);
     });
-    await host.start();
-    const { request } = await host.invoke("open", "noop", { source: "http" }, {});
-    expect(request.userId).toBe("dev");
-    await settle(host, request.id);
-    await host.close();
-    await made.cleanup();
   });
 
   it("startup fails when a flow declares a webhook provider the host did not configure", async () => {
@@ -374,26 +342,17 @@ describe("resolver choice", () => {
       authentication: { resolvePrincipal: () => null, defaultUserId: "default-user" },
       actions: { who: { block: noop } },
     });
-    const [factory] = storeFactories;
-    const made = await factory!.create();
-    const host = createFlowHost({
-      flows: [own, hosted, fallback],
-      stores: made.stores,
-      resolvePrincipal: () => ({ userId: "from-host" }),
-      logger: silentLogger,
-      recoveryIntervalMs: 0,
+    const options = { flows: [own, hosted, fallback], resolvePrincipal: () => ({ userId: "from-host" }) };
+    await withHost(options, async (host) => {
+      for (const [flowId, expected] of [
+        ["own", "from-flow"],
+        ["hosted", "from-host"],
+        ["fallback", "default-user"],
+      ] as const) {
+        const { request } = await host.invoke(flowId, "who", headerCaller(), {});
+        expect((await settle(host, request.id)).record.output).toBe(expected);
+      }
     });
-    await host.start();
-    for (const [flowId, expected] of [
-      ["own", "from-flow"],
-      ["hosted", "from-host"],
-      ["fallback", "default-user"],
-    ] as const) {
-      const { request } = await host.invoke(flowId, "who", headerCaller(), {});
-      expect((await settle(host, request.id)).record.output).toBe(expected);
-    }
-    await host.close();
-    await made.cleanup();
   });
 });
 
@@ -409,18 +368,9 @@ describe("action input", () => {
       authentication: { requireUser: false, defaultUserId: "dev" },
       actions: { optional },
     });
-    const [factory] = storeFactories;
-    const made = await factory!.create();
-    const host = createFlowHost({
-      flows: [flow],
-      stores: made.stores,
-      logger: silentLogger,
-      recoveryIntervalMs: 0,
+    await withHost({ flows: [flow] }, async (host) => {
+      const { request } = await host.invoke("inputs", "optional", { source: "test" }, {});
+      expect((await settle(host, request.id)).record).toMatchObject({ status: "completed", output: "none" });
     });
-    await host.start();
-    const { request } = await host.invoke("inputs", "optional", { source: "test" }, {});
-    expect((await settle(host, request.id)).record).toMatchObject({ status: "completed", output: "none" });
-    await host.close();
-    await made.cleanup();
   });
 });

@@ -1,11 +1,8 @@
 import { defineFlow, defineResource, defineResourceCollection, generator } from "@flowrt/core";
 import { MockLanguageModelV4 } from "ai/test";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import { describe, expect, it } from "vitest";
 import { type StreamResult, textStep, toolStep } from "../blocks/testing/mock-stream.js";
-import { createFlowHost, type FlowHost } from "./flow-host.js";
-import { silentLogger } from "./logger.js";
-import { settle, storeFactories } from "./testing/fixtures.js";
+import { settle, storeFactories, useHost } from "./testing/fixtures.js";
 
 const drafts = defineResourceCollection({
   pattern: "drafts/*",
@@ -28,13 +25,8 @@ function scriptedModel(steps: StreamResult[]) {
 }
 
 describe.each(storeFactories)("a generator action on the $name store", (factory) => {
-  let host: FlowHost;
-  let cleanup: () => Promise<void>;
   let model: MockLanguageModelV4;
-
-  beforeEach(async () => {
-    const made = await factory.create();
-    cleanup = made.cleanup;
+  const env = useHost(factory, () => {
     model = scriptedModel([
       toolStep("call-1", "writeResourceContent", {
         uri: "session/drafts/intro.md",
@@ -55,23 +47,12 @@ describe.each(storeFactories)("a generator action on the $name store", (factory)
       authentication: { requireUser: false, defaultUserId: "dev" },
       actions: { write: { block: writer } },
     });
-    host = createFlowHost({
-      flows: [flow],
-      stores: made.stores,
-      logger: silentLogger,
-      recoveryIntervalMs: 0,
-    });
-    await host.start();
-  });
-
-  afterEach(async () => {
-    await host.close();
-    await cleanup();
+    return { flows: [flow] };
   });
 
   it("streams text deltas and tool calls, and writes a resource through the content tools", async () => {
-    const { request, session } = await host.invoke("writer", "write", { source: "test" }, {});
-    const { record, events } = await settle(host, request.id);
+    const { request, session } = await env.host.invoke("writer", "write", { source: "test" }, {});
+    const { record, events } = await settle(env.host, request.id);
     expect(record.status).toBe("completed");
     expect(record.output).toBe("Wrote the draft.");
 
@@ -88,7 +69,9 @@ describe.each(storeFactories)("a generator action on the $name store", (factory)
     expect(change?.data).toMatchObject({ ref: "drafts", kind: "collection", change: "created" });
 
     const address = { scope: "session" as const, scopeId: session.id, bucket: "shared" };
-    expect(await host.stores.resources.getContent(address, "drafts/intro.md")).toBe("Hello from the model");
+    expect(await env.host.stores.resources.getContent(address, "drafts/intro.md")).toBe(
+      "Hello from the model",
+    );
     expect(model.doStreamCalls).toHaveLength(3);
   });
 });

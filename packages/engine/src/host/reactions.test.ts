@@ -5,11 +5,9 @@ import {
   handler,
   isFlowError,
 } from "@flowrt/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createFlowHost, type FlowHost } from "./flow-host.js";
-import { silentLogger } from "./logger.js";
-import { settle, storeFactories } from "./testing/fixtures.js";
+import { settle, storeFactories, useHost } from "./testing/fixtures.js";
 
 const notes = defineResourceCollection({
   pattern: "notes/*",
@@ -71,27 +69,11 @@ const flow = defineFlow({
 });
 
 describe.each(storeFactories)("reactTo on the $name store", (factory) => {
-  let host: FlowHost;
-  let cleanup: () => Promise<void>;
-  beforeEach(async () => {
-    const made = await factory.create();
-    cleanup = made.cleanup;
-    host = createFlowHost({
-      flows: [flow],
-      stores: made.stores,
-      logger: silentLogger,
-      recoveryIntervalMs: 0,
-    });
-    await host.start();
-  });
-  afterEach(async () => {
-    await host.close();
-    await cleanup();
-  });
+  const env = useHost(factory, () => ({ flows: [flow] }));
 
   it("reactions (including reactTo.contentUpdated) run inside the originating turn", async () => {
-    const { request } = await host.invoke("reactive", "write", { source: "test" }, {});
-    const { record, events } = await settle(host, request.id);
+    const { request } = await env.host.invoke("reactive", "write", { source: "test" }, {});
+    const { record, events } = await settle(env.host, request.id);
     expect(record.status).toBe("completed");
     // The action's own output already sees what the reactions wrote: they ran before it returned.
     expect(record.output).toEqual({ creates: 1, contentUpdates: 1 });
@@ -102,9 +84,9 @@ describe.each(storeFactories)("reactTo on the $name store", (factory) => {
   });
 
   it("a reaction that writes the resource it reacts to does not trigger itself again", async () => {
-    const { request, session } = await host.invoke("reactive", "write", { source: "test" }, {});
-    await settle(host, request.id);
-    const item = await host.stores.resources.getState(
+    const { request, session } = await env.host.invoke("reactive", "write", { source: "test" }, {});
+    await settle(env.host, request.id);
+    const item = await env.host.stores.resources.getState(
       { scope: "session", scopeId: session.id, bucket: "shared" },
       "notes/a",
     );

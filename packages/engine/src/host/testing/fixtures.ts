@@ -4,7 +4,52 @@ import { join } from "node:path";
 import type { FlowStores, RequestEvent, RequestRecord } from "@flowrt/core";
 import { createFsStores } from "@flowrt/store-fs";
 import { createMemoryStores } from "@flowrt/store-memory";
-import type { FlowHost } from "../flow-host.js";
+import { afterEach, beforeEach } from "vitest";
+import { createFlowHost, type FlowHost } from "../flow-host.js";
+import { silentLogger } from "../logger.js";
+import type { FlowHostOptions } from "../types.js";
+
+type HostOptions = Omit<FlowHostOptions, "stores">;
+
+function startHost(stores: FlowStores, options: HostOptions): Promise<FlowHost> {
+  const host = createFlowHost({ logger: silentLogger, recoveryIntervalMs: 0, ...options, stores });
+  return host.start().then(() => host);
+}
+
+/**
+ * A started host over fresh stores for every test of the enclosing `describe`, closed after it: read
+ * `env.host` inside the tests. `options` is called per test, so it may build fresh flows.
+ */
+export function useHost(factory: StoreFactory, options: () => HostOptions): { host: FlowHost } {
+  const env = {} as { host: FlowHost };
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    const made = await factory.create();
+    cleanup = made.cleanup;
+    env.host = await startHost(made.stores, options());
+  });
+  afterEach(async () => {
+    await env.host.close();
+    await cleanup?.();
+  });
+  return env;
+}
+
+/** Runs `fn` with a started host over fresh stores (memory by default), then closes both. */
+export async function withHost<T>(
+  options: HostOptions,
+  fn: (host: FlowHost, stores: FlowStores) => Promise<T>,
+  factory: StoreFactory = storeFactories[0]!,
+): Promise<T> {
+  const made = await factory.create();
+  const host = await startHost(made.stores, options);
+  try {
+    return await fn(host, made.stores);
+  } finally {
+    await host.close();
+    await made.cleanup();
+  }
+}
 
 export interface StoreFactory {
   name: string;

@@ -187,7 +187,11 @@ export function createClientResourceApi(
         };
       }
       const { limit, offset } = parsePagination(query);
-      const { records, total } = await runtime.page(query.topicPrefix, offset, limit);
+      const prefix = fullKeyPrefix(runtime.def.compiledPattern.literalPrefix, query.topicPrefix);
+      if (prefix === null) {
+        return { items: [], pagination: { offset, limit, total: 0, hasMore: false, nextOffset: null } };
+      }
+      const { records, total } = await runtime.page(prefix, offset, limit);
       const hasMore = offset + records.length < total;
       return {
         items: records.map((record) => withData({ topic: record.key }, itemData(runtime.def, record.state))),
@@ -273,6 +277,16 @@ export function createClientResourceApi(
       return { topic: path, deleted: await runtime.remove(path, true) };
     },
   };
+}
+
+/**
+ * The HTTP `topicPrefix` is compared with the full storage key, never the part after the pattern's
+ * literal prefix (specification, query rules). A prefix of the literal prefix covers the whole
+ * collection; one that diverges from it matches nothing (`null`).
+ */
+function fullKeyPrefix(literalPrefix: string, topicPrefix: string | undefined): string | undefined | null {
+  if (topicPrefix === undefined || topicPrefix.startsWith(literalPrefix)) return topicPrefix;
+  return literalPrefix.startsWith(topicPrefix) ? literalPrefix : null;
 }
 
 function withData(item: ListItem, clientData: JsonValue | undefined): ListItem {

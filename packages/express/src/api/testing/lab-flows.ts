@@ -143,7 +143,7 @@ const fail = handler({
   name: "fail",
   inputSchema: z.object({}).default({}),
   execute: async () => {
-    throw new Error("boom at /secret/path.ts:12");
+    throw new Error("boom");
   },
 });
 

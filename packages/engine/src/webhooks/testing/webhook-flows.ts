@@ -23,7 +23,9 @@ const recordInvoice = handler({
     deliveryId: z.string().optional(),
   }),
   execute: async (input, ctx) => {
-    await ctx.session.pushState("invoices", input.invoiceId);
+    // A block defined apart from its flow sees untyped session state.
+    const invoices = (ctx.session.state.invoices as string[] | undefined) ?? [];
+    await ctx.session.patchState({ invoices: [...invoices, input.invoiceId] });
     return { ...input, sessionId: ctx.sessionId, userId: ctx.principal.userId };
   },
 });

@@ -1,0 +1,105 @@
+import { SHARED_BUCKET } from "@flowrt/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { settle } from "../host/testing/fixtures.js";
+import { billing, crm, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
+import { alphaSignature, startWebhookHost, type WebhookTestHost } from "./testing/webhook-harness.js";
+
+let t: WebhookTestHost;
+beforeEach(async () => {
+  t = await startWebhookHost({ flows: [billing, crm], webhookProviders: webhookProviders() });
+});
+afterEach(() => t.close());
+
+/** A signed Stripe-shaped delivery; `account` is what the crm flow's resolver reads from the body. */
+function customerInvoice(invoiceId: string, customer: string, account?: string): string {
+  const body = JSON.parse(stripeEvent("customer.invoice", { id: invoiceId, customer }, `evt_${invoiceId}`));
+  return JSON.stringify(account === undefined ? body : { ...body, account });
+}
+
+async function post(flow: string, body: string) {
+  return t.post(`/${flow}/webhooks/stripe`, body, { "stripe-signature": alphaSignature(body) });
+}
+
+async function run(flow: string, body: string) {
+  const response = await post(flow, body);
+  expect(response.status).toBe(202);
+  return (await settle(t.host, (response.body as { requestId: string }).requestId)).record;
+}
+
+/** How many writes a refusal must leave unchanged. */
+const counts = () => ({
+  sessions: t.writes.sessions.length,
+  requests: t.writes.requests.length,
+  events: t.writes.events.length,
+});
+
+describe("sessions of webhook runs", () => {
+  it("without `sessionId` every delivery runs in a fresh ephemeral session of the flow's default user", async () => {
+    const body = stripeEvent("invoice.paid", { id: "in_1", amount_paid: 1 });
+    const first = await run("billing", body);
+    const second = await run("billing", body);
+    expect(first.sessionId).not.toBe(second.sessionId);
+    expect(t.writes.sessions.map((s) => s.id)).toEqual([first.sessionId, second.sessionId]);
+    for (const session of t.writes.sessions) {
+      expect(session).toMatchObject({
+        flowId: "billing",
+        userId: "billing-bot",
+        metadata: { ephemeral: true },
+      });
+    }
+  });
+
+  it("with `sessionId` the session is created on the first delivery and found on the next", async () => {
+    const first = await run("billing", customerInvoice("in_1", "cus_1"));
+    const second = await run("billing", customerInvoice("in_2", "cus_1"));
+    const other = await run("billing", customerInvoice("in_3", "cus_2"));
+    expect(first.sessionId).toBe("customer-cus_1");
+    expect(second.sessionId).toBe("customer-cus_1");
+    expect(other.sessionId).toBe("customer-cus_2");
+    expect(t.writes.sessions.map((s) => s.id)).toEqual(["customer-cus_1", "customer-cus_2"]);
+    const state = await t.host.stores.scopeState.get({
+      scope: "session",
+      scopeId: "customer-cus_1",
+      bucket: SHARED_BUCKET,
+    });
+    expect(state?.value.invoices).toEqual(["in_1", "in_2"]);
+  });
+
+  it("a named session is bound to the principal resolved at its creation", async () => {
+    const record = await run("crm", customerInvoice("in_1", "cus_9", "acct_a"));
+    expect(record).toMatchObject({ sessionId: "customer-cus_9", userId: "acct_a", status: "completed" });
+    expect(await t.host.stores.sessions.get("customer-cus_9")).toMatchObject({
+      userId: "acct_a",
+      flowId: "crm",
+    });
+    // The same principal later: found, not re-created.
+    const again = await run("crm", customerInvoice("in_2", "cus_9", "acct_a"));
+    expect(again).toMatchObject({ sessionId: "customer-cus_9", userId: "acct_a", status: "completed" });
+  });
+
+  it("a later delivery resolving to another principal is refused (403) and dispatches nothing", async () => {
+    await run("crm", customerInvoice("in_1", "cus_9", "acct_a"));
+    const before = counts();
+    const response = await post("crm", customerInvoice("in_2", "cus_9", "acct_b"));
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({ code: "user-binding-mismatch" });
+    expect(counts()).toEqual(before);
+    expect(await t.host.stores.sessions.get("customer-cus_9")).toMatchObject({ userId: "acct_a" });
+    expect(await t.allRequests()).toHaveLength(1);
+  });
+
+  it("a delivery the flow's resolver cannot attribute is 401 and writes nothing", async () => {
+    const response = await post("crm", customerInvoice("in_1", "cus_9"));
+    expect(response.status).toBe(401);
+    expect(counts()).toEqual({ sessions: 0, requests: 0, events: 0 });
+  });
+
+  it("a named session owned by another flow is 409 wrong-instance-session and dispatches nothing", async () => {
+    await run("crm", customerInvoice("in_1", "cus_9", "acct_a"));
+    const before = counts();
+    const response = await post("billing", customerInvoice("in_2", "cus_9"));
+    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({ code: "wrong-instance-session" });
+    expect(counts()).toEqual(before);
+  });
+});

@@ -1,0 +1,88 @@
+import { defineFlow, handler } from "@flowrt/core";
+import { createMemoryStores } from "@flowrt/store-memory";
+import { alphaWebhookVerifier } from "@flowrt/webhooks";
+import { describe, expect, it } from "vitest";
+import { createFlowHost } from "../host/flow-host.js";
+import { silentLogger } from "../host/logger.js";
+import type { FlowHostOptions } from "../host/types.js";
+import { SECRET } from "./testing/webhook-harness.js";
+
+const noop = handler({ name: "noop", execute: async () => null });
+
+const github = defineFlow({
+  kind: "repo",
+  authentication: { requireUser: false, defaultUserId: "bot" },
+  webhooks: { github: { on: { push: { block: noop } } } },
+});
+
+async function startFails(options: Omit<FlowHostOptions, "stores" | "logger">) {
+  const stores = createMemoryStores();
+  let setupCalls = 0;
+  const host = createFlowHost({
+    ...options,
+    logger: silentLogger,
+    recoveryIntervalMs: 0,
+    stores: {
+      ...stores,
+      async setup() {
+        setupCalls++;
+      },
+    },
+  });
+  const error = await host.start().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(host.started).toBe(false);
+  expect(setupCalls).toBe(0);
+  await stores.close();
+  return error as Error & { code?: string };
+}
+
+describe("startup checks of webhook providers", () => {
+  it("a flow declaring a provider the host did not configure fails to start, naming flow and provider", async () => {
+    const error = await startFails({
+      flows: [github],
+      webhookProviders: { stripe: { verify: alphaWebhookVerifier(SECRET), eventType: () => null } },
+    });
+    expect(error).toBeInstanceOf(Error);
+    expect(error.code).toBe("webhook-provider-not-configured");
+    expect(error.message).toContain('"repo"');
+    expect(error.message).toContain('"github"');
+  });
+
+  it("with no webhookProviders at all, the same error", async () => {
+    const error = await startFails({ flows: [github] });
+    expect(error.code).toBe("webhook-provider-not-configured");
+  });
+
+  it("a provider configured without an eventType extractor cannot serve a flow that routes with `on`", async () => {
+    const error = await startFails({
+      flows: [github],
+      webhookProviders: { github: { verify: () => true } },
+    });
+    expect(error.name).toBe("DefinitionError");
+    expect(error.message).toContain("eventType");
+    expect(error.message).toContain('"github"');
+  });
+
+  it("a provider without eventType is fine for a flow with an empty `on` map, and configured providers start", async () => {
+    const quiet = defineFlow({
+      kind: "quiet",
+      authentication: { requireUser: false, defaultUserId: "bot" },
+      webhooks: { github: { on: {} } },
+    });
+    const stores = createMemoryStores();
+    const host = createFlowHost({
+      flows: [quiet, github.instance({ id: "repo-2" })],
+      stores,
+      logger: silentLogger,
+      recoveryIntervalMs: 0,
+      webhookProviders: { github: { verify: () => true, eventType: () => "push" } },
+    });
+    await host.start();
+    expect(host.started).toBe(true);
+    await host.close();
+    await stores.close();
+  });
+});

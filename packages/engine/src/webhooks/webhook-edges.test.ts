@@ -1,0 +1,141 @@
+import { defineFlow, handler } from "@flowrt/core";
+import { alphaWebhookVerifier } from "@flowrt/webhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import type { HostLogger } from "../host/logger.js";
+import { settle } from "../host/testing/fixtures.js";
+import type { WebhookProviderDefinition } from "../host/types.js";
+import { crm, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
+import { alphaSignature, SECRET, startWebhookHost, type WebhookTestHost } from "./testing/webhook-harness.js";
+
+const echo = handler({ name: "echo", execute: async (input) => input });
+
+const edges = defineFlow({
+  kind: "edges",
+  authentication: { requireUser: false, defaultUserId: "bot" },
+  webhooks: {
+    stripe: {
+      on: {
+        "order.paid": { block: echo, input: (event) => ({ deliveryId: event.deliveryId ?? null }) },
+        "order.badSession": { block: echo, sessionId: () => "not a valid id!" },
+        "order.sessionThrows": {
+          block: echo,
+          sessionId: async () => {
+            throw new Error("lookup failed");
+          },
+        },
+      },
+    },
+  },
+});
+
+let t: WebhookTestHost | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const warnings: string[] = [];
+const logger: HostLogger = {
+  debug() {},
+  info() {},
+  warn: (message) => warnings.push(message),
+  error() {},
+};
+
+async function start(provider: Partial<WebhookProviderDefinition>) {
+  warnings.length = 0;
+  t = await startWebhookHost({
+    flows: [edges],
+    logger,
+    webhookProviders: {
+      stripe: {
+        verify: alphaWebhookVerifier(SECRET),
+        eventType: (payload) => (payload as { type: string }).type,
+        ...provider,
+      },
+    },
+  });
+  return t;
+}
+
+async function post(host: WebhookTestHost, type: string) {
+  const body = stripeEvent(type, { id: "o_1" });
+  return host.post("/edges/webhooks/stripe", body, { "stripe-signature": alphaSignature(body) });
+}
+
+function expectNothingDispatched(host: WebhookTestHost) {
+  expect(host.writes).toEqual({ sessions: [], requests: [], events: [] });
+}
+
+describe("provider extractors and binding functions that misbehave", () => {
+  it("an eventType extractor that throws makes the delivery untyped: ignored with 202, logged", async () => {
+    const host = await start({
+      eventType: () => {
+        throw new Error("no type here");
+      },
+    });
+    const response = await post(host, "order.paid");
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({ ignored: true });
+    expect(warnings).toEqual([expect.stringContaining("eventType extractor threw")]);
+    expectNothingDispatched(host);
+  });
+
+  it("a deliveryId extractor that throws or yields a non-string leaves the delivery without an id, and it still runs", async () => {
+    for (const deliveryId of [
+      () => {
+        throw new Error("no id");
+      },
+      () => 42 as unknown as string,
+      () => "",
+    ]) {
+      const host = await start({ deliveryId });
+      const response = await post(host, "order.paid");
+      const { record } = await settle(host.host, (response.body as { requestId: string }).requestId);
+      expect(record).toMatchObject({ status: "completed", output: { deliveryId: null } });
+      expect(record.metadata.webhook).toEqual({ provider: "stripe", eventType: "order.paid" });
+      await host.close();
+      t = undefined;
+    }
+  });
+
+  it("an acknowledge that throws is a 500 (the provider's retry is wanted) and dispatches nothing", async () => {
+    const host = await start({
+      acknowledge: () => {
+        throw new Error("handshake bug");
+      },
+    });
+    const response = await post(host, "order.paid");
+    expect(response.status).toBe(500);
+    expect(response.body).toMatchObject({ code: "internal-error", detail: "An unexpected error occurred." });
+    expectNothingDispatched(host);
+  });
+
+  it("a sessionId that is not a valid session id is 400 invalid-request, nothing dispatched", async () => {
+    const host = await start({});
+    const response = await post(host, "order.badSession");
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: "invalid-request", field: "sessionId" });
+    expectNothingDispatched(host);
+  });
+
+  it("a sessionId function that throws is a 500 with nothing dispatched (no session to record a failure on)", async () => {
+    const host = await start({});
+    const response = await post(host, "order.sessionThrows");
+    expect(response.status).toBe(500);
+    expectNothingDispatched(host);
+  });
+});
+
+describe("principal resolution happens after routing", () => {
+  it("an ignored delivery never reaches the flow's resolver (it would have refused it with 401)", async () => {
+    t = await startWebhookHost({ flows: [crm], webhookProviders: webhookProviders() });
+    const ignored = stripeEvent("customer.created", { id: "cus_1" });
+    const response = await t.post("/crm/webhooks/stripe", ignored, {
+      "stripe-signature": alphaSignature(ignored),
+    });
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({ ignored: true });
+    expectNothingDispatched(t);
+  });
+});

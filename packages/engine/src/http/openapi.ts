@@ -22,6 +22,9 @@ const sse = {
 export function openApiDocument(host: FlowHost) {
   const paths: Record<string, object> = {
     "/": { get: { summary: "List flows", responses: { 200: json("Flows") } } },
+    "/openapi.json": {
+      get: { summary: "This OpenAPI 3.1 description", responses: { 200: json("OpenAPI document") } },
+    },
     "/sessions": {
       get: {
         summary: "List the caller's sessions",
@@ -115,7 +118,12 @@ export function openApiDocument(host: FlowHost) {
         parameters: [
           pathParam("sessionId"),
           pathParam("ref"),
-          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+          {
+            name: "limit",
+            in: "query",
+            description: "Page size, at most 200: a larger value is served as 200 (not refused).",
+            schema: { type: "integer", minimum: 1, default: 50 },
+          },
           { name: "offset", in: "query", schema: { type: "integer", minimum: 0, default: 0 } },
           { name: "topicPrefix", in: "query", schema: { type: "string" } },
           { name: "cursor", in: "query", schema: { type: "string" } },

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Served, serve } from "../testing/serve.js";
 import { inbox } from "../testing/webhook-flow.js";
 import { API, as, expectNoStack, expectProblem } from "./testing/http.js";
-import { lab, open } from "./testing/lab-flows.js";
+import { open } from "./testing/lab-flows.js";
 import { createSession, type Lab, serveLab } from "./testing/lab-server.js";
 import { dumpStores } from "./testing/store-hooks.js";
 

@@ -2,8 +2,8 @@ import type { SessionRecord } from "@flowrt/core";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { API, as, expectProblem } from "./testing/http.js";
-import { headerResolver, lab, open, shared } from "./testing/lab-flows.js";
-import { createSession, type Lab, serveLab } from "./testing/lab-server.js";
+import { headerResolver, lab, open, releaseHeld, shared } from "./testing/lab-flows.js";
+import { createSession, invoke, type Lab, running, serveLab } from "./testing/lab-server.js";
 import { dumpStores } from "./testing/store-hooks.js";
 
 let s: Lab;
@@ -220,6 +220,22 @@ describe("GET /sessions (listing)", () => {
     expect(all.body.sessions.map((x: { id: string }) => x.id).sort()).toEqual([bob, eve].sort());
     const narrowed = await request(h.url).get(`${API}/sessions?userId=bob`).expect(200);
     expect(narrowed.body.sessions.map((x: { id: string }) => x.id)).toEqual([bob]);
+  });
+
+  it("GET /active-requests follows the same scoping: without a host resolver only flows without any resolver", async () => {
+    h = await serveLab({ flows: [lab, open] });
+    const guarded = await invoke(h.url, "lab", "hold", {}, as("ada"));
+    const openRun = await invoke(h.url, "open", "hold", { userId: "bob" });
+    await running(h.stores, guarded.requestId);
+    await running(h.stores, openRun.requestId);
+    try {
+      const all = await request(h.url).get(`${API}/active-requests`).set(as("ada")).expect(200);
+      expect(all.body.requests.map((r: { requestId: string }) => r.requestId)).toEqual([openRun.requestId]);
+      const narrowed = await request(h.url).get(`${API}/active-requests?userId=ada`).expect(200);
+      expect(narrowed.body.requests).toEqual([]);
+    } finally {
+      releaseHeld();
+    }
   });
 
   it("with a host resolver the caller sees only their own rows; another userId yields nothing, never 403", async () => {

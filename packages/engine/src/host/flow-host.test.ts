@@ -374,3 +374,25 @@ describe("action input", () => {
     });
   });
 });
+
+describe("tenant ownership", () => {
+  it("the same user id from another tenant is refused on the session and on its requests", async () => {
+    const tenanted = defineFlow({
+      kind: "tenanted",
+      authentication: {
+        resolvePrincipal: (c) => ({ userId: "u1", tenantId: c.request?.headers["x-tenant"] }),
+      },
+      actions: { noop: { block: handler({ name: "noop3", execute: async () => "ok" }) } },
+    });
+    await withHost({ flows: [tenanted] }, async (host) => {
+      const t1 = headerCaller(undefined, { "x-tenant": "t1" });
+      const t2 = headerCaller(undefined, { "x-tenant": "t2" });
+      const { request, session } = await host.invoke("tenanted", "noop", t1, {});
+      await settle(host, request.id);
+      expect((await host.getRequest(request.id, t1)).status).toBe("completed");
+      expect((await rejection(host.getSession(session.id, t2))).code).toBe("forbidden");
+      expect((await rejection(host.getRequest(request.id, t2))).code).toBe("forbidden");
+      expect((await rejection(host.retryRequest(request.id, t2))).code).toBe("forbidden");
+    });
+  });
+});

@@ -202,6 +202,9 @@ export class FlowHost {
     const flow = this.registry.ownerOf(request);
     if (caller.principal || this.hasResolver(flow)) {
       const { principal } = await this.principalFor(flow, caller, { sessionId: request.sessionId });
+      // The request's session carries the full owner (user and tenant); the record's userId is the fallback.
+      const session = await this.stores.sessions.get(request.sessionId);
+      if (session) this.sessions.assertOwner(session, principal);
       if (principal.userId !== request.userId) {
         throw new FlowError("forbidden", "This request belongs to another owner.");
       }

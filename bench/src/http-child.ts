@@ -1,0 +1,92 @@
+/**
+ * Starts a server under test in its own Node process (`process.execPath --conditions=@flowrt/source
+ * --import tsx http-server.ts <kind>`) and talks to it over IPC: wait until it listens, sample its
+ * resident memory, stop it. Its stderr (the host's warnings and errors) is collected, not printed.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import type { ChildMessage, ServerKind, ServerReady, ServerUsage } from "./http-fixture.js";
+
+export interface ServerChild extends ServerReady {
+  kind: ServerKind;
+  url: string;
+  /** The child's resident set and heap in bytes, CPU time used, and (flowrt) failed and unfinished requests. */
+  usage(): Promise<ServerUsage>;
+  /** Lines the child wrote to stderr so far (the host logs warnings and errors there). */
+  logLines(): string[];
+  close(): Promise<void>;
+}
+
+const script = fileURLToPath(new URL("./http-server.ts", import.meta.url));
+
+export async function startServer(kind: ServerKind, env: Record<string, string> = {}): Promise<ServerChild> {
+  const child: ChildProcess = fork(script, [kind], {
+    execPath: process.execPath,
+    execArgv: [
+      "--conditions=@flowrt/source",
+      "--import",
+      "tsx",
+      // HTTP_BENCH_CPU_PROF=<dir> profiles the servers under test (one .cpuprofile per child, on exit).
+      ...(process.env.HTTP_BENCH_CPU_PROF
+        ? [
+            "--cpu-prof",
+            `--cpu-prof-dir=${process.env.HTTP_BENCH_CPU_PROF}`,
+            `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`,
+          ]
+        : []),
+    ],
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "pipe", "ipc"],
+  });
+  const lines: string[] = [];
+  let partial = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    const parts = (partial + chunk).split("\n");
+    partial = parts.pop() ?? "";
+    for (const line of parts) if (line.trim() !== "") lines.push(line);
+  });
+
+  const ready = await new Promise<ServerReady>((resolve, reject) => {
+    const onMessage = (message: ChildMessage) => {
+      if (message.type === "ready") resolve(message);
+      else if (message.type === "error")
+        reject(new Error(`${kind} server failed to start:\n${message.message}`));
+    };
+    child.on("message", onMessage);
+    child.once("exit", (code) =>
+      reject(new Error(`${kind} server exited (code ${code}) before listening:\n${lines.join("\n")}`)),
+    );
+  });
+
+  let nextId = 0;
+  const pending = new Map<number, (usage: ServerUsage) => void>();
+  child.on("message", (message: ChildMessage) => {
+    if (message.type !== "usage") return;
+    const { type: _type, id: _id, ...usage } = message;
+    pending.get(message.id)?.(usage);
+    pending.delete(message.id);
+  });
+
+  return {
+    ...ready,
+    kind,
+    url: `http://127.0.0.1:${ready.port}`,
+    usage() {
+      const id = nextId++;
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        child.send({ type: "usage", id });
+      });
+    },
+    logLines: () => [...lines],
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.send({ type: "close" });
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Child-process entry of the HTTP benchmarks: `http-server.ts <flowrt|bare>` starts that server on a free
+ * loopback port, seeds it (`HTTP_BENCH_ITEMS` items, default 10000), reports {@link ServerReady} over IPC
+ * and answers `usage` requests ({@link ServerUsage}: memory, CPU time, failed actions), so the load
+ * generator in the parent never shares this event loop.
+ *
+ * flowrt only: every 5 s a housekeeping pass notes failed or aborted requests and how many are unfinished,
+ * then, with `HTTP_BENCH_PURGE_MS` set, purges finished requests older than that. That purge is the
+ * application's retention policy: the host itself keeps every request record and its events.
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Express } from "express";
+import { createBareApp } from "./http-bare-app.js";
+import type { ChildMessage, ParentMessage, ServerKind } from "./http-fixture.js";
+import { createFlowrtApp, type FlowrtApp } from "./http-flowrt-app.js";
+
+const send = (message: ChildMessage) => process.send?.(message);
+
+const HOUSEKEEPING_MS = 5_000;
+
+function housekeeping(flowrt: FlowrtApp, purgeMs: number) {
+  const failed = new Set<string>();
+  let unfinished = 0;
+  const pass = async () => {
+    const stats = await flowrt.requestStats();
+    for (const id of stats.failedIds) failed.add(id);
+    unfinished = stats.unfinished;
+    if (purgeMs > 0) await flowrt.purge(purgeMs);
+  };
+  const timer = setInterval(() => {
+    pass().catch((error: unknown) => process.stderr.write(`housekeeping failed: ${String(error)}\n`));
+  }, HOUSEKEEPING_MS);
+  return {
+    stop: () => clearInterval(timer),
+    failed: () => failed.size,
+    unfinished: () => unfinished,
+  };
+}
+
+async function main(): Promise<void> {
+  if (!process.send)
+    throw new Error("http-server.ts must be started with an IPC channel (child_process.fork).");
+  const kind = process.argv[2] as ServerKind | undefined;
+  if (kind !== "flowrt" && kind !== "bare")
+    throw new Error(`usage: http-server.ts <flowrt|bare> (got ${kind})`);
+  const count = Number(process.env.HTTP_BENCH_ITEMS ?? 10_000);
+  const purgeMs = Number(process.env.HTTP_BENCH_PURGE_MS ?? 0);
+
+  let app: Express;
+  let sessions: { readSessionId: string; writeSessionId: string };
+  let closeApp = async () => {};
+  let keeper: ReturnType<typeof housekeeping> | undefined;
+  if (kind === "flowrt") {
+    const flowrt = await createFlowrtApp(count);
+    app = flowrt.app;
+    sessions = flowrt;
+    closeApp = flowrt.close;
+    keeper = housekeeping(flowrt, purgeMs);
+  } else {
+    const bare = createBareApp(count);
+    app = bare.app;
+    sessions = bare;
+  }
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(0, "127.0.0.1", (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
+  });
+  // autocannon keeps connections open for the whole run; never cut them for idling between requests.
+  server.keepAliveTimeout = 120_000;
+
+  process.on("message", (message: ParentMessage) => {
+    if (message.type === "usage") {
+      const memory = process.memoryUsage();
+      const cpu = process.cpuUsage();
+      send({
+        type: "usage",
+        id: message.id,
+        rss: memory.rss,
+        heapUsed: memory.heapUsed,
+        cpuUs: cpu.user + cpu.system,
+        failedRequests: keeper?.failed() ?? 0,
+        unfinishedRequests: keeper?.unfinished() ?? 0,
+      });
+    } else if (message.type === "close") {
+      keeper?.stop();
+      server.closeAllConnections();
+      server.close(() => {
+        void closeApp().finally(() => process.exit(0));
+      });
+    }
+  });
+  // The parent going away (crash, Ctrl-C) must not leave a server behind.
+  process.on("disconnect", () => process.exit(0));
+
+  send({
+    type: "ready",
+    port: (server.address() as AddressInfo).port,
+    readSessionId: sessions.readSessionId,
+    writeSessionId: sessions.writeSessionId,
+    items: count,
+  });
+}
+
+main().catch((error: unknown) => {
+  send({ type: "error", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+/**
+ * Load helpers for the webhook ingest benchmarks: each server runs in its own child process
+ * (`webhooks-server.ts`), autocannon drives it from this one.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+const SERVER = fileURLToPath(new URL("./webhooks-server.ts", import.meta.url));
+const BENCH_DIR = fileURLToPath(new URL("..", import.meta.url));
+
+/** Must match `webhooks-server.ts`. */
+const SECRET = "whsec_bench";
+
+export type ServerMode = "bare" | "flowrt-instant" | "flowrt-slow";
+
+export interface RunningServer {
+  mode: ServerMode;
+  /** Where deliveries are posted. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(mode: ServerMode): Promise<RunningServer> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--conditions=@flowrt/source", "--import", "tsx", SERVER, mode],
+    { cwd: BENCH_DIR, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const listening = /listening (\d+)/.exec(out);
+      if (listening) resolve(Number(listening[1]));
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`${mode} server exited (${code}) before listening:\n${err}`)),
+    );
+  });
+  const path = mode === "bare" ? "/hook" : "/api/flows/payments/webhooks/stripe";
+  return {
+    mode,
+    url: `http://127.0.0.1:${port}${path}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+      }),
+  };
+}
+
+/** A Stripe-shaped `invoice.paid` delivery of about `bytes` bytes, signed now in the alpha format. */
+export function signedDelivery(bytes = 1024): { body: string; headers: Record<string, string> } {
+  const base = {
+    id: "evt_bench",
+    object: "event",
+    type: "invoice.paid",
+    data: { object: { id: "in_bench", memo: "" } },
+  };
+  const padding = Math.max(0, bytes - JSON.stringify(base).length);
+  base.data.object.memo = "x".repeat(padding);
+  const body = JSON.stringify(base);
+  const t = Math.floor(Date.now() / 1000);
+  const v1 = createHmac("sha256", SECRET).update(`${t}.${body}`).digest("hex");
+  return { body, headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${v1}` } };
+}
+
+export interface LoadResult {
+  /** 2xx responses per second. */
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Posts the signed delivery for `seconds`, with `connections` open; `rate` caps requests per second. */
+export async function load(
+  url: string,
+  options: { seconds: number; connections: number; rate?: number },
+): Promise<LoadResult> {
+  const { body, headers } = signedDelivery();
+  const result = await autocannon({
+    url,
+    method: "POST",
+    headers,
+    body,
+    connections: options.connections,
+    duration: options.seconds,
+    ...(options.rate ? { overallRate: options.rate } : {}),
+  });
+  return {
+    rps: result["2xx"] / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * A webhook server for the ingest benchmarks, run in its own process so the load generator does not share
+ * its event loop. `tsx webhooks-server.ts <mode>` prints `listening <port>` once it serves on 127.0.0.1.
+ *
+ * - `bare`: an Express route that reads the raw body, verifies it with the same preset and answers 202.
+ * - `flowrt-instant`: Express + `createFlowRouter(host)`; the binding's handler returns at once.
+ * - `flowrt-slow`: the same, with a handler that takes 2 s.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { defineFlow, handler } from "@flowrt/core";
+import { createFlowHost, silentLogger } from "@flowrt/engine";
+import { createFlowRouter } from "@flowrt/express";
+import { createMemoryStores } from "@flowrt/store-memory";
+import { alphaWebhookVerifier } from "@flowrt/webhooks";
+import express from "express";
+import { z } from "zod";
+
+export const BENCH_SECRET = "whsec_bench";
+export const BENCH_EVENT = "invoice.paid";
+
+const mode = process.argv[2];
+const handlerMs = mode === "flowrt-slow" ? 2_000 : 0;
+const verify = alphaWebhookVerifier(BENCH_SECRET);
+
+const recordPayment = handler({
+  name: "recordPayment",
+  inputSchema: z.object({ id: z.string(), type: z.string() }).passthrough(),
+  execute: async (input) => {
+    if (handlerMs > 0) await sleep(handlerMs);
+    return { id: input.id };
+  },
+});
+
+const payments = defineFlow({
+  kind: "payments",
+  authentication: { requireUser: false, defaultUserId: "stripe" },
+  webhooks: { stripe: { on: { [BENCH_EVENT]: { block: recordPayment } } } },
+});
+
+const app = express();
+let close: () => Promise<void> = async () => {};
+if (mode === "bare") {
+  app.post("/hook", express.raw({ type: () => true, limit: "1mb" }), (req, res) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (verify(body, req.headers) === true) res.status(202).json({ accepted: true });
+    else res.status(401).json({ error: "signature" });
+  });
+} else if (mode === "flowrt-instant" || mode === "flowrt-slow") {
+  // Finished requests are purged as they would be in production, so a long run does not measure a growing heap.
+  const stores = createMemoryStores({ retention: { maxAgeMs: 5_000, maxCount: 5_000, intervalMs: 1_000 } });
+  const host = createFlowHost({
+    flows: [payments],
+    stores,
+    logger: silentLogger,
+    webhookProviders: {
+      stripe: {
+        verify,
+        eventType: (payload) => (payload as { type?: string }).type ?? null,
+        deliveryId: (payload) => (payload as { id?: string }).id,
+      },
+    },
+  });
+  await host.start();
+  app.use(createFlowRouter(host));
+  close = async () => {
+    await host.close();
+    await stores.close();
+  };
+} else {
+  process.stderr.write(`unknown mode ${mode}\n`);
+  process.exit(2);
+}
+
+const server = app.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  process.stdout.write(`listening ${typeof address === "object" && address ? address.port : 0}\n`);
+});
+process.on("SIGTERM", () => {
+  server.close();
+  server.closeAllConnections();
+  void close().finally(() => process.exit(0));
+});

@@ -1,0 +1,165 @@
+/**
+ * Webhook benchmarks, each figure a ratio against a baseline measured in the same run:
+ *
+ * 1. Verifications per CPU-second of each preset on 1 KiB and 64 KiB bodies beside a bare node:crypto
+ *    HMAC + timingSafeEqual doing the same work — target ≥ 0.9×.
+ * 2. Ingest throughput (2xx per second) of `POST /api/flows/:flow/webhooks/:provider` through Express +
+ *    `createFlowRouter(host)` with an instant handler, beside a bare Express route that reads the raw body,
+ *    verifies it with the same preset and answers 202 — target ≥ 0.6×.
+ * 3. The 202's p99 latency at a fixed request rate under a 2-second handler beside its p99 under an instant
+ *    one — target within 1.2×.
+ *
+ * Servers run in child processes; autocannon drives them from this process. Rounds alternate between the
+ * two sides of each comparison so that load from elsewhere on the machine lands on both.
+ * `BENCH_WEBHOOK_SECONDS` (default 5) sets the length of one load round.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { formatTable } from "./measure.js";
+import { type LoadResult, load, type RunningServer, startServer } from "./webhooks-load.js";
+import { benchVerifiers } from "./webhooks-verify.js";
+
+const ROUNDS = 3;
+const CONNECTIONS = 32;
+
+const verdict = (ratio: number, target: number, atLeast: boolean) =>
+  `${ratio.toFixed(2)}× ${(atLeast ? ratio >= target : ratio <= target) ? "met" : "MISSED"} (target ${atLeast ? "≥" : "≤"} ${target}×)`;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function checked(label: string, result: LoadResult): LoadResult {
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(
+      `${label}: ${result.non2xx} non-2xx answers and ${result.errors} errors; figures discarded`,
+    );
+  }
+  return result;
+}
+
+function verifySection(): string {
+  const cases = benchVerifiers();
+  const rows = cases.map((c) => ({
+    preset: c.preset,
+    body: c.bytes === 1024 ? "1 KiB" : "64 KiB",
+    "preset verifications/s": Math.round(c.presetOps),
+    "bare HMAC + timingSafeEqual/s": Math.round(c.bareOps),
+    ratio: verdict(c.ratio, 0.9, true),
+  }));
+  return ["### Verifications per CPU-second (median of 15 interleaved pairs)", "", formatTable(rows)].join(
+    "\n",
+  );
+}
+
+async function ingestSection(seconds: number): Promise<{ markdown: string; flowrtRps: number }> {
+  const servers: RunningServer[] = [];
+  try {
+    const bare = await startServer("bare");
+    servers.push(bare);
+    const flowrt = await startServer("flowrt-instant");
+    servers.push(flowrt);
+    // Warm-up: JIT and connection pools on both sides.
+    checked("warm-up bare", await load(bare.url, { seconds: 2, connections: CONNECTIONS }));
+    checked("warm-up flowrt", await load(flowrt.url, { seconds: 2, connections: CONNECTIONS }));
+    const bareRuns: LoadResult[] = [];
+    const flowrtRuns: LoadResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [bare, flowrt] : [flowrt, bare];
+      for (const server of order) {
+        const result = checked(server.mode, await load(server.url, { seconds, connections: CONNECTIONS }));
+        (server === bare ? bareRuns : flowrtRuns).push(result);
+      }
+    }
+    const bareRps = median(bareRuns.map((r) => r.rps));
+    const flowrtRps = median(flowrtRuns.map((r) => r.rps));
+    const rows = [
+      {
+        server: "bare Express: raw body, alphaWebhookVerifier, 202",
+        "2xx/s (median)": Math.round(bareRps),
+        "p99 ms": median(bareRuns.map((r) => r.p99Ms)),
+      },
+      {
+        server: "flowrt: createFlowRouter, instant handler",
+        "2xx/s (median)": Math.round(flowrtRps),
+        "p99 ms": median(flowrtRuns.map((r) => r.p99Ms)),
+      },
+    ];
+    return {
+      flowrtRps,
+      markdown: [
+        `### Ingest throughput (${CONNECTIONS} connections, ${ROUNDS} × ${seconds} s rounds per side, 1 KiB signed body)`,
+        "",
+        formatTable(rows),
+        "",
+        `- flowrt / bare: ${verdict(flowrtRps / bareRps, 0.6, true)}`,
+      ].join("\n"),
+    };
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
+
+async function latencySection(seconds: number, rate: number): Promise<string> {
+  const servers: RunningServer[] = [];
+  try {
+    const instant = await startServer("flowrt-instant");
+    servers.push(instant);
+    const slow = await startServer("flowrt-slow");
+    servers.push(slow);
+    checked("warm-up instant", await load(instant.url, { seconds: 2, connections: CONNECTIONS, rate }));
+    checked("warm-up slow", await load(slow.url, { seconds: 2, connections: CONNECTIONS, rate }));
+    await sleep(2_500); // let the slow server's warm-up handlers finish
+    const instantRuns: LoadResult[] = [];
+    const slowRuns: LoadResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [instant, slow] : [slow, instant];
+      for (const server of order) {
+        const result = checked(
+          server.mode,
+          await load(server.url, { seconds, connections: CONNECTIONS, rate }),
+        );
+        (server === instant ? instantRuns : slowRuns).push(result);
+        // Handlers still sleeping on the slow server finish before the other side is measured.
+        if (server === slow) await sleep(2_500);
+      }
+    }
+    const instantP99 = median(instantRuns.map((r) => r.p99Ms));
+    const slowP99 = median(slowRuns.map((r) => r.p99Ms));
+    const rows = [
+      {
+        handler: "instant",
+        "2xx/s": Math.round(median(instantRuns.map((r) => r.rps))),
+        "p50 ms": median(instantRuns.map((r) => r.p50Ms)),
+        "p99 ms (median of rounds)": instantP99,
+      },
+      {
+        handler: "2 s",
+        "2xx/s": Math.round(median(slowRuns.map((r) => r.rps))),
+        "p50 ms": median(slowRuns.map((r) => r.p50Ms)),
+        "p99 ms (median of rounds)": slowP99,
+      },
+    ];
+    return [
+      `### 202 latency under a slow handler (fixed ${rate} requests/s, ${ROUNDS} × ${seconds} s rounds per side)`,
+      "",
+      formatTable(rows),
+      "",
+      `- p99 with a 2 s handler / p99 with an instant one: ${verdict(slowP99 / Math.max(instantP99, 1), 1.2, false)}` +
+        " (autocannon reports whole milliseconds; a 0 ms p99 counts as 1 ms)",
+    ].join("\n");
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
+
+export async function run(): Promise<string> {
+  const seconds = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 5);
+  const verify = verifySection();
+  const ingest = await ingestSection(seconds);
+  // Half the measured capacity: a rate the server sustains, so latency is service time, not queueing.
+  const rate = Math.max(50, Math.min(1_000, Math.round(ingest.flowrtRps / 2 / 50) * 50));
+  const latency = await latencySection(seconds, rate);
+  return [verify, "", ingest.markdown, "", latency].join("\n");
+}

@@ -396,3 +396,19 @@ describe("tenant ownership", () => {
     });
   });
 });
+
+describe("webhook provider check", () => {
+  it("a provider named like an Object.prototype member is still unconfigured", async () => {
+    const sneaky = defineFlow({
+      kind: "sneaky",
+      authentication: { requireUser: false, defaultUserId: "svc" },
+      webhooks: { toString: { on: {} } },
+    });
+    const [factory] = storeFactories;
+    const made = await factory!.create();
+    const host = createFlowHost({ flows: [sneaky], stores: made.stores, logger: silentLogger });
+    const error = await rejection(host.start());
+    expect(error.code).toBe("webhook-provider-not-configured");
+    await made.cleanup();
+  });
+});

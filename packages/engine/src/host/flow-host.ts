@@ -121,7 +121,9 @@ export class FlowHost {
   private checkWebhookProviders(): void {
     for (const flow of this.registry.flows) {
       for (const [provider, bindings] of Object.entries(flow.definition.webhooks)) {
-        const configured = this.webhookProviders[provider];
+        const configured = Object.hasOwn(this.webhookProviders, provider)
+          ? this.webhookProviders[provider]
+          : undefined;
         if (!configured) {
           throw new FlowError(
             "webhook-provider-not-configured",

@@ -92,6 +92,22 @@ describe("createWebhookVerifier — raw format", () => {
   });
 });
 
+describe("createWebhookVerifier — string bodies", () => {
+  it.each([
+    ["non-ASCII text", '{"name":"Zoë 🚀"}'],
+    ["a lone surrogate (signed as U+FFFD, as Buffer.from does)", '{"x":"\ud800"}'],
+  ])("signs a string body as its UTF-8 bytes: %s", (_name, text) => {
+    const bytes = Buffer.from(text, "utf8");
+    const hex = createHmac("sha256", SECRET).update(bytes).digest("hex");
+    const raw = createWebhookVerifier({ format: "raw", header: "x-sig", secret: SECRET });
+    expect(raw(text, { "x-sig": hex })).toBe(true);
+    expect(raw(bytes, { "x-sig": hex })).toBe(true);
+    const alpha = createWebhookVerifier({ format: "alpha", header: "x-sig", secret: SECRET, now });
+    const signed = createHmac("sha256", SECRET).update(`${NOW_S}.`).update(bytes).digest("hex");
+    expect(alpha(text, { "x-sig": `t=${NOW_S},v1=${signed}` })).toBe(true);
+  });
+});
+
 describe("createWebhookVerifier — alpha format", () => {
   it("supports other algorithms and encodings over <timestamp>.<body>", () => {
     const verify = createWebhookVerifier({
@@ -172,6 +188,40 @@ describe("createWebhookVerifier — custom format", () => {
     const headers = { "x-sig": mac("sha256", BODY, "hex") };
     expect(make()(BODY, headers)).toBe(true);
     expect(make(60)(BODY, headers)).toBe(false);
+  });
+
+  it("takes a single signed part, string or bytes, as well as a list", () => {
+    const make = (signedPayload: string | Uint8Array) =>
+      createWebhookVerifier({
+        format: "custom",
+        header: "x-sig",
+        secret: SECRET,
+        parseSignature: (value) => ({ signatures: [value], signedPayload }),
+      });
+    const headers = { "x-sig": mac("sha256", "exact", "hex") };
+    expect(make("exact")(BODY, headers)).toBe(true);
+    expect(make(Buffer.from("exact"))(BODY, headers)).toBe(true);
+    expect(make("other")(BODY, headers)).toBe(false);
+  });
+
+  it("stays correct when the parser itself verifies another delivery with the same verifier", () => {
+    let nested: boolean | Promise<boolean> | undefined;
+    const verifyTwice: ReturnType<typeof createWebhookVerifier> = createWebhookVerifier({
+      format: "custom",
+      header: "x-sig",
+      secret: SECRET,
+      parseSignature: (value, { header }) => {
+        if (header("x-outer") !== undefined) {
+          nested = verifyTwice("inner", { "x-sig": mac("sha256", "inner", "hex") });
+        }
+        return { signatures: [value] };
+      },
+    });
+    const outer = { "x-sig": mac("sha256", BODY, "hex"), "x-outer": "1" };
+    expect(verifyTwice(BODY, outer)).toBe(true);
+    expect(nested).toBe(true);
+    expect(verifyTwice(BODY, { ...outer, "x-sig": mac("sha256", "inner", "hex") })).toBe(false);
+    expect(nested).toBe(true);
   });
 
   it.each<[string, ParseSignature]>([

@@ -1,9 +1,11 @@
 import { parseAlphaSignatureHeader } from "./alpha-signature-header.js";
-import { hmac, matchesAny } from "./hmac.js";
-import { rawBodyBytes } from "./raw-body.js";
-import { readHeader } from "./read-header.js";
-import { createSecretSource } from "./secret-source.js";
-import { checkTolerance, isFresh, parseTimestamp } from "./timestamp.js";
+import { buildVerifier } from "./build-verifier.js";
+import { hmac, hmacParts, type SignedPart } from "./hmac.js";
+import { rawBodyBytes, signedBody } from "./raw-body.js";
+import { headerReader, readHeader } from "./read-header.js";
+import type { KeyedCheck } from "./secret-source.js";
+import { createSignatureMatcher, type SignatureMatcher } from "./signature-matcher.js";
+import { checkClock, checkTolerance, isFresh, parseTimestamp } from "./timestamp.js";
 import type {
   VerifyResult,
   WebhookAlgorithm,
@@ -92,14 +94,8 @@ export type WebhookVerifierOptions<S extends WebhookSecret = WebhookSecret> =
 interface Parsed {
   signatures: readonly string[];
   timestamp: number | undefined;
-  parts: readonly Uint8Array[];
+  parts: readonly SignedPart[];
 }
-
-type Parser = (
-  value: string,
-  body: Uint8Array,
-  header: (name: string) => string | undefined,
-) => Parsed | undefined;
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], name: string, fallback: T): T {
   if (value === undefined) return fallback;
@@ -114,29 +110,49 @@ function rejectOption(options: object, name: string, format: string): void {
   }
 }
 
-function toBytes(part: unknown): Uint8Array | undefined {
-  if (typeof part === "string") return Buffer.from(part, "utf8");
-  return part instanceof Uint8Array ? part : undefined;
+const isPart = (part: unknown): part is SignedPart => typeof part === "string" || part instanceof Uint8Array;
+
+/** Runs the user's parser and checks what it returned; `undefined` when it is not a usable parse. */
+function parseCustom(
+  parseSignature: ParseSignature,
+  timestampRequired: boolean,
+  value: string,
+  rawBody: Uint8Array,
+  headers: unknown,
+): Parsed | undefined {
+  const parsed = parseSignature(value, { rawBody, header: (name) => readHeader(headers, name) });
+  if (typeof parsed !== "object" || parsed === null) return undefined;
+  const { signatures, timestamp, signedPayload } = parsed;
+  if (!Array.isArray(signatures) || signatures.length === 0) return undefined;
+  if (!signatures.every((s) => typeof s === "string")) return undefined;
+  let seconds: number | undefined;
+  if (typeof timestamp === "string") seconds = parseTimestamp(timestamp);
+  else if (Number.isSafeInteger(timestamp) && (timestamp as number) >= 0) seconds = timestamp as number;
+  if (timestamp !== undefined && seconds === undefined) return undefined;
+  if (timestampRequired && seconds === undefined) return undefined;
+  const parts: readonly unknown[] =
+    signedPayload === undefined ? [rawBody] : Array.isArray(signedPayload) ? signedPayload : [signedPayload];
+  if (!parts.every(isPart)) return undefined;
+  return { signatures, timestamp: seconds, parts: parts as readonly SignedPart[] };
 }
 
-function customParser(parseSignature: ParseSignature, timestampRequired: boolean): Parser {
-  return (value, body, header) => {
-    const parsed = parseSignature(value, { rawBody: body, header });
-    if (typeof parsed !== "object" || parsed === null) return undefined;
-    const { signatures, timestamp, signedPayload } = parsed;
-    if (!Array.isArray(signatures) || signatures.length === 0) return undefined;
-    if (!signatures.every((s) => typeof s === "string")) return undefined;
-    let seconds: number | undefined;
-    if (typeof timestamp === "string") seconds = parseTimestamp(timestamp);
-    else if (Number.isSafeInteger(timestamp) && (timestamp as number) >= 0) seconds = timestamp as number;
-    if (timestamp !== undefined && seconds === undefined) return undefined;
-    if (timestampRequired && seconds === undefined) return undefined;
-    const rawParts =
-      signedPayload === undefined ? [body] : Array.isArray(signedPayload) ? signedPayload : [signedPayload];
-    const parts = rawParts.map(toBytes);
-    if (parts.some((part) => part === undefined)) return undefined;
-    return { signatures, timestamp: seconds, parts: parts as Uint8Array[] };
-  };
+/**
+ * Whether `candidates` holds a signature of `parts` under any of the keys. Every key and every candidate is
+ * compared, so the time taken does not say which one matched.
+ */
+function matchesAnyKey(
+  keys: Parameters<KeyedCheck>[0],
+  algorithm: WebhookAlgorithm,
+  parts: readonly SignedPart[],
+  candidates: readonly string[],
+  matches: SignatureMatcher,
+): boolean {
+  let matched = false;
+  for (const key of keys) {
+    const expected = hmacParts(algorithm, key, parts);
+    for (const candidate of candidates) if (matches(expected, candidate)) matched = true;
+  }
+  return matched;
 }
 
 /**
@@ -162,66 +178,70 @@ export function createWebhookVerifier<S extends WebhookSecret>(
   }
   const algorithm = oneOf(options.algorithm, ALGORITHMS, "algorithm", "sha256");
   const encoding = oneOf(options.encoding, ENCODINGS, "encoding", "hex");
-  const now = options.now ?? Date.now;
-  if (typeof now !== "function")
-    throw new TypeError(`${OWNER}: now must be a function returning milliseconds.`);
+  const now = checkClock(options.now, OWNER);
+  const matches = createSignatureMatcher(algorithm, encoding);
+  const read = headerReader(header);
 
-  let parse: Parser;
-  let tolerance = Number.POSITIVE_INFINITY;
+  // Each format's check runs on every delivery: no per-call closures, arrays or concatenated payloads on the
+  // raw and alpha paths; the body is fed to the HMAC as received.
+  let check: KeyedCheck;
   if (format === "raw") {
     rejectOption(options, "toleranceSeconds", format);
     rejectOption(options, "parseSignature", format);
     const prefix = options.prefix ?? "";
     if (typeof prefix !== "string") throw new TypeError(`${OWNER}: prefix must be a string.`);
-    parse = (value, body) =>
-      value.startsWith(prefix)
-        ? { signatures: [value.slice(prefix.length)], timestamp: undefined, parts: [body] }
-        : undefined;
+    check = (keys, rawBody, headers) => {
+      const body = signedBody(rawBody);
+      const value = read(headers);
+      if (body === undefined || value === undefined || !value.startsWith(prefix)) return false;
+      const candidate = prefix.length === 0 ? value : value.slice(prefix.length);
+      let matched = false;
+      for (const key of keys) if (matches(hmac(algorithm, key, "", body), candidate)) matched = true;
+      return matched;
+    };
   } else if (format === "alpha") {
     rejectOption(options, "prefix", format);
     rejectOption(options, "parseSignature", format);
-    tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
-    parse = (value, body) => {
+    const tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
+    check = (keys, rawBody, headers) => {
+      const body = signedBody(rawBody);
+      const value = read(headers);
+      if (body === undefined || value === undefined) return false;
       const parsed = parseAlphaSignatureHeader(value);
-      const seconds = parsed && parseTimestamp(parsed.timestamp);
-      if (parsed === undefined || seconds === undefined) return undefined;
-      return {
-        signatures: parsed.signatures,
-        timestamp: seconds,
-        parts: [Buffer.from(`${parsed.timestamp}.`, "utf8"), body],
-      };
+      if (parsed === undefined) return false;
+      const seconds = parseTimestamp(parsed.timestamp);
+      if (seconds === undefined || !isFresh(seconds, tolerance, now)) return false;
+      const prefix = `${parsed.timestamp}.`;
+      let matched = false;
+      for (const key of keys) {
+        const expected = hmac(algorithm, key, prefix, body);
+        if (matches(expected, parsed.signature)) matched = true;
+        if (parsed.more !== undefined) {
+          for (const candidate of parsed.more) if (matches(expected, candidate)) matched = true;
+        }
+      }
+      return matched;
     };
   } else if (format === "custom") {
     rejectOption(options, "prefix", format);
-    if (typeof options.parseSignature !== "function") {
+    const { parseSignature } = options;
+    if (typeof parseSignature !== "function") {
       throw new TypeError(`${OWNER}: format "custom" requires a parseSignature function.`);
     }
-    tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
-    parse = customParser(options.parseSignature, options.toleranceSeconds !== undefined);
+    const tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
+    const timestampRequired = options.toleranceSeconds !== undefined;
+    check = (keys, rawBody, headers) => {
+      const body = rawBodyBytes(rawBody);
+      const value = read(headers);
+      if (body === undefined || value === undefined) return false;
+      const parsed = parseCustom(parseSignature, timestampRequired, value, body, headers);
+      if (parsed === undefined) return false;
+      if (parsed.timestamp !== undefined && !isFresh(parsed.timestamp, tolerance, now)) return false;
+      return matchesAnyKey(keys, algorithm, parsed.parts, parsed.signatures, matches);
+    };
   } else {
     throw new TypeError(`${OWNER}: format must be one of raw, alpha, custom.`);
   }
 
-  const withSecrets = createSecretSource(options.secret, OWNER);
-
-  const verify = (rawBody: unknown, headers: unknown): boolean | Promise<boolean> =>
-    withSecrets((secrets) => {
-      try {
-        const body = rawBodyBytes(rawBody);
-        const value = readHeader(headers, header);
-        if (body === undefined || value === undefined) return false;
-        const parsed = parse(value, body, (name) => readHeader(headers, name));
-        if (parsed === undefined) return false;
-        if (parsed.timestamp !== undefined && !isFresh(parsed.timestamp, tolerance, now)) return false;
-        let matched = false;
-        for (const secret of secrets) {
-          if (matchesAny(hmac(algorithm, secret, parsed.parts), parsed.signatures, encoding)) matched = true;
-        }
-        return matched;
-      } catch {
-        // Attacker-controlled input must never surface as a throw (the transport maps a throw to 401 anyway).
-        return false;
-      }
-    });
-  return verify as WebhookVerify<VerifyResult<S>>;
+  return buildVerifier(options.secret, OWNER, check) as WebhookVerify<VerifyResult<S>>;
 }

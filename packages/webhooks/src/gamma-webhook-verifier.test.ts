@@ -146,4 +146,25 @@ describe("gammaWebhookVerifier", () => {
     expect(await lazy(BODY, headers(slackSign("wrong", NOW_S)))).toBe(false);
     expect(calls).toBe(1);
   });
+
+  it("rejects invalid options at construction, naming itself and never the secret", () => {
+    expect(() => gammaWebhookVerifier(SECRET, { signatureHeader: "" })).toThrow(
+      /gammaWebhookVerifier: signatureHeader/,
+    );
+    expect(() => gammaWebhookVerifier(SECRET, { toleranceSeconds: -1 })).toThrow(/toleranceSeconds/);
+    expect(() => gammaWebhookVerifier(SECRET, { now: 5 as never })).toThrow(/now/);
+    expect(() => gammaWebhookVerifier([SECRET, ""])).toThrow(/^gammaWebhookVerifier: secret/);
+    expect(() => gammaWebhookVerifier([SECRET, ""])).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining(SECRET) }),
+    );
+  });
+
+  it("returns false, never throws, for inputs that are not a delivery", () => {
+    const good = headers(slackSign(SECRET, NOW_S));
+    expect(verify(42 as never, good)).toBe(false);
+    expect(verify(BODY, null as never)).toBe(false);
+    expect(verify(BODY, { ...good, "x-slack-signature": 7 } as never)).toBe(false);
+    expect(gammaWebhookVerifier(SECRET, { now: () => Number.NaN })(BODY, good)).toBe(false);
+    expect(verify(new TextEncoder().encode(BODY).buffer, good)).toBe(true);
+  });
 });

@@ -1,4 +1,10 @@
-import { createWebhookVerifier } from "./create-webhook-verifier.js";
+import { buildVerifier } from "./build-verifier.js";
+import { DEFAULT_TOLERANCE_SECONDS } from "./create-webhook-verifier.js";
+import { hmac } from "./hmac.js";
+import { signedBody } from "./raw-body.js";
+import { headerReader } from "./read-header.js";
+import { createSignatureMatcher } from "./signature-matcher.js";
+import { checkClock, checkTolerance, isFresh, parseTimestamp } from "./timestamp.js";
 import type { VerifyResult, WebhookSecret, WebhookVerify } from "./types.js";
 
 export interface GammaWebhookVerifierOptions {
@@ -12,7 +18,17 @@ export interface GammaWebhookVerifierOptions {
   now?: () => number;
 }
 
+const OWNER = "gammaWebhookVerifier";
 const VERSION = "v0";
+const SIGNATURE_PREFIX = `${VERSION}=`;
+
+function headerName(value: unknown, fallback: string, name: string): string {
+  const header = value ?? fallback;
+  if (typeof header !== "string" || header.length === 0) {
+    throw new TypeError(`${OWNER}: ${name} must be a non-empty header name.`);
+  }
+  return header;
+}
 
 /**
  * Verifies the format Slack uses: HMAC-SHA256 over `v0:<timestamp>:<rawBody>`, signature `v0=<hex>` in one
@@ -27,24 +43,30 @@ export function gammaWebhookVerifier<S extends WebhookSecret>(
   secret: S,
   options: GammaWebhookVerifierOptions = {},
 ): WebhookVerify<VerifyResult<S>> {
-  const timestampHeader = options.timestampHeader ?? "x-slack-request-timestamp";
-  if (typeof timestampHeader !== "string" || timestampHeader.length === 0) {
-    throw new TypeError("gammaWebhookVerifier: timestampHeader must be a non-empty header name.");
-  }
-  return createWebhookVerifier({
-    format: "custom",
-    header: options.signatureHeader ?? "x-slack-signature",
-    secret,
-    toleranceSeconds: options.toleranceSeconds ?? 300,
-    now: options.now,
-    parseSignature: (value, { rawBody, header }) => {
-      const timestamp = header(timestampHeader);
-      if (timestamp === undefined || !value.startsWith(`${VERSION}=`)) return null;
-      return {
-        signatures: [value.slice(VERSION.length + 1)],
-        timestamp,
-        signedPayload: [`${VERSION}:${timestamp}:`, rawBody],
-      };
-    },
-  });
+  const readSignature = headerReader(
+    headerName(options.signatureHeader, "x-slack-signature", "signatureHeader"),
+  );
+  const readTimestamp = headerReader(
+    headerName(options.timestampHeader, "x-slack-request-timestamp", "timestampHeader"),
+  );
+  const tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
+  const now = checkClock(options.now, OWNER);
+  const matches = createSignatureMatcher("sha256", "hex");
+
+  // A dedicated check rather than createWebhookVerifier's custom format: no parser result objects, payload
+  // arrays or closures per delivery.
+  return buildVerifier(secret, OWNER, (keys, rawBody, headers) => {
+    const body = signedBody(rawBody);
+    const value = readSignature(headers);
+    const timestamp = readTimestamp(headers);
+    if (body === undefined || value === undefined || timestamp === undefined) return false;
+    if (!value.startsWith(SIGNATURE_PREFIX)) return false;
+    const seconds = parseTimestamp(timestamp);
+    if (seconds === undefined || !isFresh(seconds, tolerance, now)) return false;
+    const candidate = value.slice(SIGNATURE_PREFIX.length);
+    const prefix = `${VERSION}:${timestamp}:`;
+    let matched = false;
+    for (const key of keys) if (matches(hmac("sha256", key, prefix, body), candidate)) matched = true;
+    return matched;
+  }) as WebhookVerify<VerifyResult<S>>;
 }

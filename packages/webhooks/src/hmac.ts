@@ -1,29 +1,22 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { decodeSignature } from "./signature-encoding.js";
-import type { WebhookAlgorithm, WebhookEncoding } from "./types.js";
+import { createHmac, type KeyObject } from "node:crypto";
+import type { WebhookAlgorithm } from "./types.js";
 
-/** The HMAC of the concatenated parts. */
-export function hmac(algorithm: WebhookAlgorithm, secret: string, parts: readonly Uint8Array[]): Uint8Array {
-  const mac = createHmac(algorithm, secret);
-  for (const part of parts) mac.update(part);
-  return mac.digest();
-}
+/** Signed bytes: a string stands for its UTF-8 encoding, as `Hmac.update` takes it. */
+export type SignedPart = string | Uint8Array;
 
 /**
- * Whether any candidate signature equals `expected`. Each comparison is constant-time, guarded by the length
- * check `timingSafeEqual` needs; every candidate is compared, so the time does not say which one matched.
+ * The HMAC of `prefix` followed by `body`. The pieces are fed to the HMAC one after the other rather than
+ * concatenated, so the body is never copied.
  */
-export function matchesAny(
-  expected: Uint8Array,
-  candidates: readonly string[],
-  encoding: WebhookEncoding,
-): boolean {
-  let matched = false;
-  for (const candidate of candidates) {
-    const given = decodeSignature(candidate, encoding);
-    if (given !== undefined && given.length === expected.length && timingSafeEqual(given, expected)) {
-      matched = true;
-    }
-  }
-  return matched;
+export function hmac(algorithm: WebhookAlgorithm, key: KeyObject, prefix: string, body: SignedPart): Buffer {
+  const mac = createHmac(algorithm, key);
+  if (prefix.length > 0) mac.update(prefix);
+  return mac.update(body).digest();
+}
+
+/** The HMAC of the parts, in order. */
+export function hmacParts(algorithm: WebhookAlgorithm, key: KeyObject, parts: readonly SignedPart[]): Buffer {
+  const mac = createHmac(algorithm, key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
 }

@@ -1,8 +1,17 @@
-const DIGITS = /^\d{1,15}$/;
+/** At most 15 digits, so that every accepted timestamp is an exact safe integer. */
+const MAX_DIGITS = 15;
 
-/** Seconds since the epoch from the literal header text, or `undefined` unless it is plain decimal digits. */
+/** Seconds since the epoch from the literal header text, or `undefined` unless it is 1–15 plain decimal digits. */
 export function parseTimestamp(text: string): number | undefined {
-  return DIGITS.test(text) ? Number(text) : undefined;
+  const length = text.length;
+  if (length === 0 || length > MAX_DIGITS) return undefined;
+  let seconds = 0;
+  for (let i = 0; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48; // "0"
+    if (digit < 0 || digit > 9) return undefined;
+    seconds = seconds * 10 + digit;
+  }
+  return seconds;
 }
 
 /**
@@ -21,4 +30,12 @@ export function checkTolerance(value: unknown, owner: string): number {
     throw new TypeError(`${owner}: toleranceSeconds must be a number >= 0 (Infinity disables the check).`);
   }
   return value;
+}
+
+/** Validates a `now` option at construction; `Date.now` when it is not given. */
+export function checkClock(value: unknown, owner: string): () => number {
+  if (value === undefined || value === null) return Date.now;
+  if (typeof value !== "function")
+    throw new TypeError(`${owner}: now must be a function returning milliseconds.`);
+  return value as () => number;
 }

@@ -29,12 +29,25 @@ interface Cycle {
   topic?: string;
 }
 
-let slot = 0;
+/** Responses with a status other than the route's expected one, by `route status`. */
+type Unexpected = Map<string, number>;
 
-/** One connection's cycle of requests; `context` lives for one pass through the list. */
-function mix(server: ServerChild): autocannon.Request[] {
+let runs = 0;
+
+/**
+ * One connection's cycle of requests; `context` lives for one pass through the list. Each call is one
+ * autocannon run with its own topic names: a run that ends between a create and its delete leaves that
+ * item behind, and a later run must not collide with it.
+ */
+function mix(server: ServerChild, unexpected: Unexpected): autocannon.Request[] {
   const write = server.writeSessionId;
-  return [
+  const run = runs++;
+  let slot = 0;
+  const expect = (route: string, status: number) => (actual: number) => {
+    if (actual !== status)
+      unexpected.set(`${route} ${actual}`, (unexpected.get(`${route} ${actual}`) ?? 0) + 1);
+  };
+  const requests: autocannon.Request[] = [
     {
       method: "GET",
       headers: headers(false),
@@ -56,7 +69,7 @@ function mix(server: ServerChild): autocannon.Request[] {
       path: collectionPath(write),
       headers: headers(true),
       setupRequest: (req, context) => {
-        const topic = `items/soak-${slot++ % TOPIC_SLOTS}`;
+        const topic = `items/soak-${run}-${slot++ % TOPIC_SLOTS}`;
         (context as Cycle).topic = topic;
         return { ...req, body: JSON.stringify({ topic, content: "First draft." }) };
       },
@@ -88,6 +101,15 @@ function mix(server: ServerChild): autocannon.Request[] {
       setupRequest: (req, context) => ({ ...req, path: itemPath(write, (context as Cycle).topic!) }),
     },
   ];
+  const routes: [string, number][] = [
+    ["GET item", 200],
+    ["GET page", 200],
+    ["POST create", 201],
+    ["PATCH content", 200],
+    ["POST action", 202],
+    ["DELETE", 200],
+  ];
+  return requests.map((request, i) => ({ ...request, onResponse: expect(...routes[i]!) }));
 }
 
 interface Sample {
@@ -108,12 +130,13 @@ export async function run(): Promise<string> {
   const purgeMs = process.env.SOAK_PURGE_MS ?? "30000";
   const server = await startServer("flowrt", { HTTP_BENCH_ITEMS: items, HTTP_BENCH_PURGE_MS: purgeMs });
   try {
-    await load({ url: server.url, connections, durationSec: 3, requests: mix(server) });
+    const unexpected: Unexpected = new Map();
+    await load({ url: server.url, connections, durationSec: 3, requests: mix(server, new Map()) });
     const capacity = await load({
       url: server.url,
       connections,
       durationSec: capacitySeconds,
-      requests: mix(server),
+      requests: mix(server, new Map()),
     });
     const rate = Math.max(1, Math.round(capacity.reqPerSec / 2));
 
@@ -134,7 +157,7 @@ export async function run(): Promise<string> {
       connections,
       durationSec: seconds,
       overallRate: rate,
-      requests: mix(server),
+      requests: mix(server, unexpected),
     });
     clearInterval(timer);
     await sample();
@@ -182,7 +205,8 @@ export async function run(): Promise<string> {
         `POST action (202), DELETE. ${items} seeded items; finished requests purged after ${purgeMs} ms ` +
         "(the application's retention: the host keeps every request record otherwise).",
       `- errors: ${soak.errors} connection errors, ${soak.timeouts} timeouts, ${soak.non2xx} non-2xx ` +
-        `(statuses ${JSON.stringify(soak.statusCodes)}), ${final.failedRequests} failed or aborted actions, ` +
+        `(statuses ${JSON.stringify(soak.statusCodes)}${unexpected.size > 0 ? `; unexpected: ${[...unexpected].map(([k, n]) => `${k} ×${n}`).join(", ")}` : ""}), ` +
+        `${final.failedRequests} failed or aborted actions, ` +
         `${final.unfinishedRequests} actions unfinished at the end; capacity run: ${errorsOf(capacity)} errors.`,
       `- RSS every 30 s: ${series}.`,
       ...(logs.length > 0 ? [`- server logged ${logs.length} lines; first: ${logs[0]}`] : []),

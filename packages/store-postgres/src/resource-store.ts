@@ -1,6 +1,7 @@
 import type { CasResult, JsonObject, ResourceStore, ScopeAddress } from "@flowrt/core";
 import type { Queryable } from "./driver.js";
 import { encodeKey, isCountedPrefix, prefixRange } from "./key-codec.js";
+import { KeyWriteQueue } from "./key-write-queue.js";
 import { pageBounds, toResourceState } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
@@ -12,6 +13,9 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
     encodeKey(key),
   ];
   const scope = (address: ScopeAddress): unknown[] => [address.scope, address.scopeId, address.bucket];
+  const writes = new KeyWriteQueue();
+  const writeId = (address: ScopeAddress, key: string) =>
+    JSON.stringify([address.scope, address.scopeId, address.bucket, key]);
 
   const getState: ResourceStore["getState"] = async (address, key) => {
     const { rows } = await db.query(sql.get, at(address, key));
@@ -43,14 +47,18 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
     getState,
 
     async putState(address, key, state, condition) {
-      const params = [...at(address, key), JSON.stringify(state), Date.now()];
-      const { rows } =
-        condition.type === "absent"
-          ? await db.query<{ version: unknown }>(sql.insertAbsent, params)
-          : condition.type === "version"
-            ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
-            : await db.query<{ version: unknown }>(sql.upsert, params);
-      return rows[0] ? { ok: true, version: Number(rows[0].version) } : lost(address, key);
+      const json = JSON.stringify(state);
+      const write = async (): Promise<CasResult<JsonObject>> => {
+        const params = [...at(address, key), json, Date.now()];
+        const { rows } =
+          condition.type === "absent"
+            ? await db.query<{ version: unknown }>(sql.insertAbsent, params)
+            : condition.type === "version"
+              ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
+              : await db.query<{ version: unknown }>(sql.upsert, params);
+        return rows[0] ? { ok: true, version: Number(rows[0].version) } : lost(address, key);
+      };
+      return writes.run(writeId(address, key), condition, write, json);
     },
 
     async deleteState(address, key, condition) {
@@ -61,13 +69,16 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
         const { rows } = await db.query<{ version: unknown }>(sql.lastVersion, at(address, key));
         return { ok: true, version: Number(rows[0]?.version ?? 0) };
       }
-      const expected = condition.type === "version" ? condition.version : null;
-      const { rows } = await db.query<{ version: unknown }>(sql.delete, [...at(address, key), expected]);
-      if (rows[0]) return { ok: true, version: Number(rows[0].version) };
-      if (condition.type === "version") return lost(address, key);
-      // Nothing live to delete: a no-op, reporting the version the key has reached (0 if never written).
-      const last = await db.query<{ version: unknown }>(sql.lastVersion, at(address, key));
-      return { ok: true, version: Number(last.rows[0]?.version ?? 0) };
+      const write = async (): Promise<CasResult<JsonObject>> => {
+        const expected = condition.type === "version" ? condition.version : null;
+        const { rows } = await db.query<{ version: unknown }>(sql.delete, [...at(address, key), expected]);
+        if (rows[0]) return { ok: true, version: Number(rows[0].version) };
+        if (condition.type === "version") return lost(address, key);
+        // Nothing live to delete: a no-op, reporting the version the key has reached (0 if never written).
+        const last = await db.query<{ version: unknown }>(sql.lastVersion, at(address, key));
+        return { ok: true, version: Number(last.rows[0]?.version ?? 0) };
+      };
+      return writes.run(writeId(address, key), condition, write, null);
     },
 
     async touch(address, key, time = Date.now()) {

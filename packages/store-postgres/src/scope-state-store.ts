@@ -1,5 +1,6 @@
 import type { CasResult, JsonObject, ScopeStateStore, Versioned } from "@flowrt/core";
 import type { Queryable } from "./driver.js";
+import { KeyWriteQueue } from "./key-write-queue.js";
 import type { StoreSql } from "./sql.js";
 
 export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]): ScopeStateStore {
@@ -15,18 +16,31 @@ export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]
     return row ? { value: JSON.parse(row.value) as JsonObject, version: Number(row.version) } : null;
   };
 
+  // Session, user and org state are counters too (`incState`): same local short-cut as resources.
+  const writes = new KeyWriteQueue();
+
   return {
     get,
     async put(address, value, condition): Promise<CasResult<JsonObject>> {
-      const params: unknown[] = [address.scope, address.scopeId, address.bucket, JSON.stringify(value)];
-      const { rows } =
-        condition.type === "absent"
-          ? await db.query<{ version: unknown }>(sql.insert, params)
-          : condition.type === "version"
-            ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
-            : await db.query<{ version: unknown }>(sql.upsert, params);
-      if (rows[0]) return { ok: true, version: Number(rows[0].version) };
-      return { ok: false, current: await get(address) };
+      const json = JSON.stringify(value);
+      const write = async (): Promise<CasResult<JsonObject>> => {
+        const params: unknown[] = [address.scope, address.scopeId, address.bucket, json];
+        const { rows } =
+          condition.type === "absent"
+            ? await db.query<{ version: unknown }>(sql.insert, params)
+            : condition.type === "version"
+              ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
+              : await db.query<{ version: unknown }>(sql.upsert, params);
+        return rows[0]
+          ? { ok: true, version: Number(rows[0].version) }
+          : { ok: false, current: await get(address) };
+      };
+      return writes.run(
+        JSON.stringify([address.scope, address.scopeId, address.bucket]),
+        condition,
+        write,
+        json,
+      );
     },
   };
 }

@@ -12,15 +12,24 @@ import { scopeStateCellBackend } from "./cell-backends.js";
 import type { ResourceRuntimeContext, ScopeConfigView } from "./context.js";
 import { projectScopeState } from "./events.js";
 
+/** Zod schemas are immutable: one default schema and one loose copy per schema serve every request. */
+let defaultSchema: z.ZodType | undefined;
+const looseCopies = new WeakMap<z.ZodType, z.ZodType>();
+
 /**
  * The schema a scope cell validates with. Shared user/org records are written by every flow of the
  * host, each knowing only its own schema; a strict object schema would drop the other flows' fields
  * on every write, so shared records are validated with unknown keys kept.
  */
 function cellSchema(config: ScopeConfigView | undefined, shared: boolean): z.ZodType {
-  const schema = config?.stateSchema ?? defaultStateSchema();
+  const schema = config?.stateSchema ?? (defaultSchema ??= defaultStateSchema());
+  if (!shared) return schema;
+  const cached = looseCopies.get(schema);
+  if (cached !== undefined) return cached;
   const loose = (schema as { loose?: () => z.ZodType }).loose;
-  return shared && typeof loose === "function" ? loose.call(schema) : schema;
+  const copy = typeof loose === "function" ? loose.call(schema) : schema;
+  looseCopies.set(schema, copy);
+  return copy;
 }
 
 function configOf(ctx: ResourceRuntimeContext, scope: ScopeKind): ScopeConfigView | undefined {

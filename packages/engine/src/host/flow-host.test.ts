@@ -299,7 +299,7 @@ describe("instance ownership", () => {
     );
     expect(error.code).toBe("migration-required");
     await several.close();
-    await made.cleanup();
+    await made.destroy();
   });
 
   it("requireUser: false stamps defaultUserId on the request record", async () => {
@@ -324,7 +324,7 @@ describe("instance ownership", () => {
     const error = await rejection(host.start());
     expect(hasErrorCode(error, "webhook-provider-not-configured")).toBe(true);
     expect(error.message).toContain("stripe");
-    await made.cleanup();
+    await made.destroy();
   });
 });
 
@@ -409,6 +409,6 @@ describe("webhook provider check", () => {
     const host = createFlowHost({ flows: [sneaky], stores: made.stores, logger: silentLogger });
     const error = await rejection(host.start());
     expect(error.code).toBe("webhook-provider-not-configured");
-    await made.cleanup();
+    await made.destroy();
   });
 });

@@ -7,6 +7,12 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Whether the request has already finished; then the log is replayed and the stream ends. */
   isFinished?: () => Promise<boolean>;
+  /**
+   * How long a finished request's stream waits for its terminal event: the runner writes the terminal
+   * status just before it appends that event, and a host that dies in between never appends it.
+   * @default 5_000
+   */
+  terminalGraceMs?: number;
 }
 
 /**
@@ -21,6 +27,7 @@ export async function* streamRequestEvents(
   options: StreamOptions = {},
 ): AsyncGenerator<RequestEvent> {
   let last = Math.max(0, Math.floor(options.afterSeq ?? 0));
+  let finishedAt: number | undefined;
   const queue: RequestEvent[] = [];
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -60,16 +67,23 @@ export async function* streamRequestEvents(
           break;
         }
         if (options.signal?.aborted) return;
+        let waitMs = 1000; // a periodic look at the log covers a notification lost across processes
         if (options.isFinished && (await options.isFinished())) {
-          needLog = true; // finished while we waited: the log holds the end
           const rest = await store.readEvents(requestId, last);
-          if (rest.length === 0) return;
-          break;
+          if (rest.length > 0) {
+            needLog = true; // finished while we waited: the log holds the end
+            break;
+          }
+          // Everything up to the terminal event was already delivered (a resume after the end).
+          const seen = last > 0 ? (await store.readEvents(requestId, last - 1, 1))[0] : undefined;
+          if (seen && TERMINAL_EVENT_TYPES.has(seen.type)) return;
+          finishedAt ??= Date.now();
+          if (Date.now() - finishedAt >= (options.terminalGraceMs ?? 5_000)) return;
+          waitMs = 25; // the terminal event is on its way: look again soon
         }
         if (queue.length > 0) continue; // arrived while isFinished was awaited
         const timedOut = await new Promise<boolean>((resolve) => {
-          // A periodic look at the log covers a notification lost by a store spanning processes.
-          const timer = setTimeout(() => resolve(true), 1000);
+          const timer = setTimeout(() => resolve(true), waitMs);
           timer.unref?.();
           wake = () => {
             clearTimeout(timer);

@@ -78,6 +78,7 @@ export class CollectionRuntime implements ContentOwner {
         name: path,
         schema: this.def.stateSchema,
         backend: resourceCellBackend(this.store, this.address, path),
+        mustExist: true,
         onChange: async ({ next, previous, created }) => {
           const key = this.def.compiledPattern.fromPath(path, this.accessor);
           if (created)

@@ -41,6 +41,11 @@ export interface StateCellOptions {
   onChange?: (change: StateChange) => void | Promise<void>;
   /** How many lost races a write retries before giving up. @default 100 */
   maxRetries?: number;
+  /**
+   * Collection instances: a write finding the value gone (deleted, here or by another request) is
+   * refused with `instance-not-found` instead of re-creating it from defaults. @default false
+   */
+  mustExist?: boolean;
 }
 
 /**
@@ -173,6 +178,12 @@ export class StateCell {
     if (!this.loaded) await this.load();
     const maxRetries = this.options.maxRetries ?? 100;
     for (let attempt = 0; ; attempt++) {
+      if (this.options.mustExist && this.current === undefined) {
+        throw new FlowError(
+          "instance-not-found",
+          `Resource "${this.name}" no longer exists (it was deleted); ${method} wrote nothing.`,
+        );
+      }
       const previous = this.current ?? this.defaults();
       const candidate = compute(cloneJson(previous));
       if (candidate === SKIP_WRITE) return;

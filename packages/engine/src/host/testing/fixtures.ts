@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { FlowStores, RequestEvent, RequestRecord } from "@flowrt/core";
-import { createFsStores } from "@flowrt/store-fs";
-import { createMemoryStores } from "@flowrt/store-memory";
 import { afterEach, beforeEach } from "vitest";
+import { STORE_FACTORIES, type StoreFactory } from "../../resources/testing/harness.js";
 import { createFlowHost, type FlowHost } from "../flow-host.js";
 import { silentLogger } from "../logger.js";
 import type { FlowHostOptions } from "../types.js";
@@ -25,7 +21,7 @@ export function useHost(factory: StoreFactory, options: () => HostOptions): { ho
   let cleanup: (() => Promise<void>) | undefined;
   beforeEach(async () => {
     const made = await factory.create();
-    cleanup = made.cleanup;
+    cleanup = made.destroy;
     env.host = await startHost(made.stores, options());
   });
   afterEach(async () => {
@@ -47,40 +43,12 @@ export async function withHost<T>(
     return await fn(host, made.stores);
   } finally {
     await host.close();
-    await made.cleanup();
+    await made.destroy();
   }
 }
 
-export interface StoreFactory {
-  name: string;
-  create(): Promise<{ stores: FlowStores; dir?: string; cleanup(): Promise<void> }>;
-}
-
-/** Every engine rule runs on the memory store and on the filesystem store. */
-export const storeFactories: StoreFactory[] = [
-  {
-    name: "memory",
-    async create() {
-      const stores = createMemoryStores();
-      return { stores, cleanup: () => stores.close() };
-    },
-  },
-  {
-    name: "fs",
-    async create() {
-      const dir = await mkdtemp(join(tmpdir(), "flowrt-engine-"));
-      const stores = createFsStores({ dir });
-      return {
-        stores,
-        dir,
-        async cleanup() {
-          await stores.close();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-];
+/** Every engine rule runs on the memory store and on the filesystem store (the resource engine's factories). */
+export const storeFactories: StoreFactory[] = STORE_FACTORIES;
 
 /** Waits for a request to reach a terminal status and returns its record and full event log. */
 export async function settle(

@@ -16,7 +16,7 @@ const mayBeSpace = (code: number) => code <= 0x20 || code >= 0xa0;
  * separated by commas and whitespace around an item is ignored. An item without `=` (or with nothing before
  * it), a repeated or missing `t`, or no `v1` makes the header garbled: the result is `undefined`.
  *
- * Runs on every delivery, so it walks the text once with `indexOf` instead of splitting it into arrays.
+ * Runs on every delivery, so it walks the text by index and slices out only the values it keeps.
  */
 export function parseAlphaSignatureHeader(value: string, scheme = "v1"): AlphaSignatureHeader | undefined {
   let timestamp: string | undefined;
@@ -26,17 +26,21 @@ export function parseAlphaSignatureHeader(value: string, scheme = "v1"): AlphaSi
   for (;;) {
     let end = value.indexOf(",", start);
     if (end === -1) end = value.length;
-    let item = value.slice(start, end);
-    if (item.length > 0 && (mayBeSpace(item.charCodeAt(0)) || mayBeSpace(item.charCodeAt(item.length - 1)))) {
-      item = item.trim();
+    // The item is value[from, to).
+    let from = start;
+    let to = end;
+    if (from < to && (mayBeSpace(value.charCodeAt(from)) || mayBeSpace(value.charCodeAt(to - 1)))) {
+      const item = value.slice(from, to);
+      from += item.length - item.trimStart().length;
+      to -= item.length - item.trimEnd().length;
     }
-    const eq = item.indexOf("=");
-    if (eq <= 0) return undefined;
-    if (eq === 1 && item.charCodeAt(0) === 116 /* t */) {
+    const eq = value.indexOf("=", from);
+    if (eq === -1 || eq === from || eq >= to) return undefined;
+    if (eq - from === 1 && value.charCodeAt(from) === 116 /* t */) {
       if (timestamp !== undefined) return undefined;
-      timestamp = item.slice(2);
-    } else if (eq === scheme.length && item.startsWith(scheme)) {
-      const text = item.slice(eq + 1);
+      timestamp = value.slice(eq + 1, to);
+    } else if (eq - from === scheme.length && value.startsWith(scheme, from)) {
+      const text = value.slice(eq + 1, to);
       if (signature === undefined) signature = text;
       else if (more === undefined) more = [text];
       else more.push(text);

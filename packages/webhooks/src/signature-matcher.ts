@@ -5,6 +5,17 @@ import type { WebhookAlgorithm, WebhookEncoding } from "./types.js";
 export type SignatureMatcher = (expected: Uint8Array, candidate: string) => boolean;
 
 const DIGEST_BYTES: Readonly<Record<WebhookAlgorithm, number>> = { sha1: 20, sha256: 32, sha512: 64 };
+const PAD = 61; // "="
+
+/** The value of each ASCII character in a base64 alphabet, -1 for characters outside it. */
+function alphabet(sixtySecond: string, sixtyThird: string): Int8Array {
+  const table = new Int8Array(128).fill(-1);
+  const characters = `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789${sixtySecond}${sixtyThird}`;
+  for (let value = 0; value < 64; value++) table[characters.charCodeAt(value)] = value;
+  return table;
+}
+
+const ALPHABETS = { base64: alphabet("+", "/"), base64url: alphabet("-", "_") } as const;
 
 /**
  * Builds the comparison for one algorithm and encoding. The digest length is known up front, so a candidate
@@ -12,11 +23,11 @@ const DIGEST_BYTES: Readonly<Record<WebhookAlgorithm, number>> = { sha1: 20, sha
  * buffer owned by the matcher (decoding and comparing run back to back, with no callback in between, so the
  * buffer is never shared by two checks). The comparison itself is `timingSafeEqual` on equal-length bytes.
  *
- * Decoding is strict. Hex must be whole bytes (either case): Node's hex decoder stops at the first pair that is
- * not hex, so a short decode means a bad character. Base64 and base64url must be the canonical spelling of the
- * bytes, with optional `=` padding: Node's decoders skip characters outside the alphabet, accept both alphabets
- * and ignore non-zero padding bits, so the decoded bytes must encode back to the text that was given. That way
- * two different strings never decode to the same accepted signature.
+ * Decoding is strict, so that two different strings never decode to the same accepted signature. Hex must be
+ * whole bytes (either case): Node's hex decoder stops at the first pair that is not hex, so a short decode means
+ * a bad character. Base64 and base64url must be the canonical spelling of the bytes, with optional `=` padding
+ * (up to two): Node's decoders skip characters outside the alphabet, accept both alphabets and ignore the spare
+ * bits of the last character, so the text is checked against its own alphabet and the spare bits must be zero.
  */
 export function createSignatureMatcher(
   algorithm: WebhookAlgorithm,
@@ -31,18 +42,22 @@ export function createSignatureMatcher(
       given.write(candidate, 0, bytes, "hex") === bytes &&
       timingSafeEqual(given, expected);
   }
-  // Characters of the canonical spelling without padding: 4 per 3 bytes, rounded up.
+  const values = ALPHABETS[encoding];
+  // 6 bits per character: the unpadded spelling has 4 characters per 3 bytes, rounded up, and the last
+  // character carries 2 or 4 bits beyond the data (none when the length is a multiple of 3).
   const unpadded = Math.ceil((bytes * 4) / 3);
+  const spareMask = (1 << (unpadded * 6 - bytes * 8)) - 1;
   return (expected, candidate) => {
     const padding = candidate.length - unpadded;
     if (padding < 0 || padding > 2) return false;
-    for (let i = unpadded; i < candidate.length; i++)
-      if (candidate.charCodeAt(i) !== 61 /* = */) return false;
-    const text = padding === 0 ? candidate : candidate.slice(0, unpadded);
-    if (given.write(text, 0, bytes, encoding) !== bytes) return false;
-    // Node writes base64 with its padding and base64url without; the first `unpadded` characters are the data.
-    const canonical = given.toString(encoding);
-    if (canonical.length < unpadded || !canonical.startsWith(text)) return false;
-    return timingSafeEqual(given, expected);
+    for (let i = unpadded; i < candidate.length; i++) if (candidate.charCodeAt(i) !== PAD) return false;
+    let value = 0;
+    for (let i = 0; i < unpadded; i++) {
+      const code = candidate.charCodeAt(i);
+      value = code < 128 ? (values[code] as number) : -1;
+      if (value < 0) return false;
+    }
+    if ((value & spareMask) !== 0) return false;
+    return given.write(candidate, 0, bytes, encoding) === bytes && timingSafeEqual(given, expected);
   };
 }

@@ -1,0 +1,160 @@
+/**
+ * The Postgres store on a real server (`DATABASE_URL`):
+ *
+ * 1. Page and count time at 1k, 100k and 1M items in one scope (target: 1M within 2× of 1k). Each size
+ *    gets a fresh schema, loaded by bulk SQL into the store's own tables (see postgres-populate.ts),
+ *    and every figure is measured through the store API.
+ * 2. 64 concurrent `incState`-style compare-and-swap increments of one key through the store API,
+ *    beside a raw `UPDATE … SET n = n + 1` through the same pool (target: ≥ 0.5× its throughput,
+ *    every increment landing).
+ */
+import { randomBytes } from "node:crypto";
+import { availableParallelism, loadavg } from "node:os";
+import type { ScopeAddress } from "@flowrt/core";
+import { createPostgresStores, type PostgresStores } from "@flowrt/store-postgres";
+import pg from "pg";
+import { formatTable, type Measurement, measure } from "./measure.js";
+import { casIncrements, rawIncrements } from "./postgres-increments.js";
+import { benchKey, bulkLoad } from "./postgres-populate.js";
+
+const address: ScopeAddress = { scope: "session", scopeId: "bench", bucket: "shared" };
+
+interface SizeResult {
+  n: number;
+  loadSec: number;
+  firstPage: Measurement;
+  prefixPage: Measurement;
+  countCollection: Measurement;
+  countPrefix: Measurement;
+}
+
+/** Fails the run if the store does not read back what was loaded: a fast wrong answer is no result. */
+async function check(stores: PostgresStores, n: number): Promise<void> {
+  const total = await stores.resources.count(address, "items/");
+  const page = await stores.resources.list(address, { prefix: "items/", offset: 10, limit: 50 });
+  const expected = Array.from({ length: Math.min(50, n - 10) }, (_, i) => benchKey(10 + i));
+  if (total !== n || page.total !== n || page.items.map((item) => item.key).join() !== expected.join()) {
+    throw new Error(`the store reads back ${total} items (page total ${page.total}), not the ${n} loaded`);
+  }
+}
+
+async function benchSize(pool: pg.Pool, n: number, ms: number): Promise<SizeResult> {
+  const schema = `flowrt_bench_${randomBytes(4).toString("hex")}`;
+  const stores = createPostgresStores({ pool, schema });
+  try {
+    await stores.setup();
+    const t0 = performance.now();
+    await bulkLoad(pool, schema, address, n);
+    const loadSec = (performance.now() - t0) / 1000;
+    await check(stores, n);
+    const rand = () => Math.floor(Math.random() * n);
+    // "items/" + 5 of the 8 digits: up to 1000 matching keys at every size.
+    const prefix = () => benchKey(rand()).slice(0, 11);
+    const firstPage = await measure(
+      "page (first 50)",
+      () => stores.resources.list(address, { prefix: "items/", limit: 50 }),
+      ms,
+    );
+    const prefixPage = await measure(
+      "page (prefix)",
+      () => stores.resources.list(address, { prefix: prefix(), limit: 50 }),
+      ms,
+    );
+    const countCollection = await measure("count", () => stores.resources.count(address, "items/"), ms);
+    const countPrefix = await measure("count (prefix)", () => stores.resources.count(address, prefix()), ms);
+    return { n, loadSec, firstPage, prefixPage, countCollection, countPrefix };
+  } finally {
+    await stores.close();
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  }
+}
+
+function sizeRows(results: SizeResult[]) {
+  return results.map((r) => ({
+    items: r.n,
+    "page first 50 p50 µs": r.firstPage.p50Us,
+    "page first 50 p99 µs": r.firstPage.p99Us,
+    "page by prefix p50 µs": r.prefixPage.p50Us,
+    "count p50 µs": r.countCollection.p50Us,
+    "count p99 µs": r.countCollection.p99Us,
+    "count by prefix p50 µs": r.countPrefix.p50Us,
+    "bulk load s": r.loadSec,
+  }));
+}
+
+function verdict(label: string, small: number, large: number, target: number): string {
+  const x = large / small;
+  return `- ${label}: ${x.toFixed(2)}× ${x <= target ? "(meets" : "(MISSES"} ≤ ${target}×)`;
+}
+
+export async function run(): Promise<string> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    return "_Skipped: set DATABASE_URL to a PostgreSQL server, e.g. postgres://flowrt:flowrt@127.0.0.1:5432/flowrt._";
+  }
+  const ms = Number(process.env.BENCH_MS ?? 1000);
+  const sizes = (process.env.BENCH_POSTGRES_SIZES ?? "1000,100000,1000000").split(",").map(Number);
+  const pool = new pg.Pool({ connectionString: url, max: 16 });
+  try {
+    const results: SizeResult[] = [];
+    for (const n of sizes) results.push(await benchSize(pool, n, ms));
+    const small = results[0]!;
+    const large = results.at(-1)!;
+    const at = `${large.n} vs ${small.n} items (medians)`;
+
+    const increments = await incrementsTable(pool);
+    const [load1] = loadavg();
+    return [
+      `_Server: ${(await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v}; ${availableParallelism()} cores, load average ${load1?.toFixed(1)} at the end._`,
+      "",
+      formatTable(sizeRows(results)),
+      "",
+      verdict(`page, first 50, at ${at}`, small.firstPage.p50Us, large.firstPage.p50Us, 2),
+      verdict(`page by prefix at ${at}`, small.prefixPage.p50Us, large.prefixPage.p50Us, 2),
+      verdict(`count at ${at}`, small.countCollection.p50Us, large.countCollection.p50Us, 2),
+      verdict(`count by prefix at ${at}`, small.countPrefix.p50Us, large.countPrefix.p50Us, 2),
+      "",
+      increments,
+    ].join("\n");
+  } finally {
+    await pool.end();
+  }
+}
+
+async function incrementsTable(pool: pg.Pool): Promise<string> {
+  const schema = `flowrt_bench_${randomBytes(4).toString("hex")}`;
+  const stores = createPostgresStores({ pool, schema });
+  const workers = 64;
+  const each = Number(process.env.BENCH_INCREMENTS_EACH ?? 50);
+  try {
+    await stores.setup();
+    // Alternate the two, three rounds each, and compare medians: the server's state drifts over a run.
+    const raw: number[] = [];
+    const cas: Array<{ opsPerSec: number; attemptsPerIncrement: number }> = [];
+    for (let round = 0; round < 3; round++) {
+      raw.push(await rawIncrements(pool, schema, `raw-${round}`, workers, each));
+      cas.push(await casIncrements(stores, `cas-${round}`, workers, each));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const rawOps = median(raw);
+    const casOps = median(cas.map((c) => c.opsPerSec));
+    const attempts = median(cas.map((c) => c.attemptsPerIncrement));
+    const ratio = casOps / rawOps;
+    return [
+      formatTable([
+        {
+          "increments of one key": `${workers} concurrent × ${each}`,
+          "raw UPDATE n = n + 1 ops/s": Math.round(rawOps),
+          "store CAS (incState-style) ops/s": Math.round(casOps),
+          "CAS attempts per increment (stale ones lose in-process)": attempts,
+          "pool connections": 16,
+        },
+      ]),
+      "",
+      `- compare-and-swap vs raw UPDATE throughput: ${ratio.toFixed(2)}× ${ratio >= 0.5 ? "(meets" : "(MISSES"} ≥ 0.5×); every increment landed in all ${2 * 3} rounds`,
+    ].join("\n");
+  } finally {
+    await stores.close();
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  }
+}

@@ -1,6 +1,14 @@
 import type { ScopeAddress } from "@flowrt/core";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { backend, closeSharedPglite, createTestStores, type TestStores } from "./testing/databases.js";
+import type { PostgresDriver } from "./driver.js";
+import { createPostgresStores } from "./stores.js";
+import {
+  backend,
+  closeSharedPglite,
+  createTestStores,
+  type TestStores,
+  testDriver,
+} from "./testing/databases.js";
 
 const at: ScopeAddress = { scope: "session", scopeId: "s1", bucket: "shared" };
 
@@ -143,5 +151,45 @@ describe(`postgres resource store (${backend})`, () => {
     expect(await r.getContent(at, "c")).toBe("");
     await r.deleteContent(at, "c");
     expect(await r.getContent(at, "c")).toBeNull();
+  });
+
+  it("64 concurrent compare-and-swap increments of one key through one store all land, and no doomed statement reaches the database", async () => {
+    const inner = await testDriver();
+    const versionedUpdates: number[] = [];
+    const driver: PostgresDriver = {
+      ...inner,
+      query(text, params) {
+        if (/^UPDATE .*flowrt_resources" SET state/.test(text)) versionedUpdates.push(1);
+        return inner.query(text, params);
+      },
+    };
+    const stores = createPostgresStores({ driver, schema: db.schema });
+    const address: ScopeAddress = { scope: "user", scopeId: "u1", bucket: "shared" };
+    await stores.resources.putState(address, "counter", { n: 0 }, { type: "absent" });
+    let attempts = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        const stored = await stores.resources.getState(address, "counter");
+        let seen = { n: Number(stored?.state.n), version: stored?.version ?? 0 };
+        for (;;) {
+          attempts++;
+          const next = { n: seen.n + 1 };
+          const result = await stores.resources.putState(address, "counter", next, {
+            type: "version",
+            version: seen.version,
+          });
+          if (result.ok) return;
+          seen = { n: Number(result.current?.value.n), version: result.current?.version ?? 0 };
+        }
+      }),
+    );
+    expect(await stores.resources.getState(address, "counter")).toMatchObject({
+      state: { n: 64 },
+      version: 65,
+    });
+    expect(attempts).toBeGreaterThan(64); // the races were real
+    // Every version-guarded UPDATE sent was one that could win, and did.
+    expect(versionedUpdates).toHaveLength(64);
+    await stores.close(); // closes `inner` too (a pool of its own on a server)
   });
 });

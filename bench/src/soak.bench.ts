@@ -202,8 +202,10 @@ export async function run(): Promise<string> {
       "",
       `- ${seconds} s at half the capacity measured over ${capacitySeconds} s (after a 3 s warm-up), ` +
         `${connections} connections; mix per connection: GET item, GET 50-item page, POST create, PATCH content, ` +
-        `POST action (202), DELETE. ${items} seeded items; finished requests purged after ${purgeMs} ms ` +
-        "(the application's retention: the host keeps every request record otherwise).",
+        `POST action (202), DELETE. ${items} seeded items; ` +
+        (Number(purgeMs) > 0
+          ? `finished requests purged after ${purgeMs} ms (the application's retention: the host keeps every request record otherwise).`
+          : "finished requests never purged (SOAK_PURGE_MS=0): the host keeps every request record and its events."),
       `- errors: ${soak.errors} connection errors, ${soak.timeouts} timeouts, ${soak.non2xx} non-2xx ` +
         `(statuses ${JSON.stringify(soak.statusCodes)}${unexpected.size > 0 ? `; unexpected: ${[...unexpected].map(([k, n]) => `${k} ×${n}`).join(", ")}` : ""}), ` +
         `${final.failedRequests} failed or aborted actions, ` +

@@ -31,6 +31,11 @@ export interface NewRequest {
   principal: Principal;
   target: RequestTarget;
   input: unknown;
+  /**
+   * The input is already a JSON value (fresh from `JSON.parse`, nothing else holds it): stored as is,
+   * without the JSON round trip that turns any other value into JSON.
+   */
+  inputIsJson?: boolean;
   metadata?: JsonObject;
 }
 
@@ -85,16 +90,22 @@ export class RequestRunner {
   private readonly controllers = new Map<string, AbortController>();
   private readonly running = new Set<Promise<void>>();
   private readonly leaseMs: number;
+  /** How often a held claim is renewed. */
+  private readonly renewEveryMs: number;
+  /** Claims held by requests running here; one timer renews the due ones (no timer per request). */
+  private readonly leases = new Set<Lease>();
+  private renewTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly options: RequestRunnerOptions) {
     this.leaseMs = options.leaseMs ?? 30_000;
+    this.renewEveryMs = Math.max(50, Math.floor(this.leaseMs / 3));
   }
 
   /** Persists a queued request and starts it in the background. Returns once it is persisted. */
   async submit(request: NewRequest): Promise<RequestRecord> {
     const record = await this.persist(request, "queued");
-    this.launch(record);
+    this.launch(record, request.session);
     return record;
   }
 
@@ -116,7 +127,7 @@ export class RequestRunner {
       action: actionLabel(request.target),
       userId: request.principal.userId,
       status,
-      input: toJson(request.input),
+      input: request.inputIsJson === true ? (request.input as JsonValue) : toJson(request.input),
       metadata: { ...(request.metadata ?? {}) },
       durable: policy.durable,
       version: 1,
@@ -131,10 +142,13 @@ export class RequestRunner {
     return record;
   }
 
-  /** Starts running a persisted record in the background; errors land on the record. */
-  launch(record: RequestRecord): void {
+  /**
+   * Starts running a persisted record in the background; errors land on the record. `session` is the
+   * record's session when the caller holds it (it was just created or read), saving a read.
+   */
+  launch(record: RequestRecord, session?: SessionRecord): void {
     if (this.closed) return;
-    const task = this.run(record).catch((error: unknown) => {
+    const task = this.run(record, session).catch((error: unknown) => {
       this.options.logger.error("request runner failed", {
         requestId: record.id,
         error: error instanceof Error ? error.message : String(error),
@@ -183,31 +197,21 @@ export class RequestRunner {
     throw new FlowError("action-not-found", `Flow "${flow.id}" no longer has "${action}".`);
   }
 
-  private async run(initial: RequestRecord): Promise<void> {
+  private async run(initial: RequestRecord, known?: SessionRecord): Promise<void> {
     const claimed = await this.claim(initial);
     if (!claimed) return;
-    let record = claimed;
     const { stores, registry } = this.options;
     const controller = new AbortController();
-    this.controllers.set(record.id, controller);
-    const renew = setInterval(
-      () => {
-        void (async () => {
-          const until = Date.now() + this.leaseMs;
-          const result = await stores.requests.update(record.id, record.version, {
-            claim: { hostId: this.options.hostId, until },
-          });
-          if (result.ok)
-            record = { ...record, claim: { hostId: this.options.hostId, until }, version: result.version };
-          else controller.abort(); // aborted, or taken over after our lease lapsed: stop working on it
-        })().catch(() => {});
-      },
-      Math.max(50, Math.floor(this.leaseMs / 3)),
-    );
-    renew.unref?.();
-
+    const lease: Lease = { record: claimed, controller, due: Date.now() + this.renewEveryMs };
+    this.controllers.set(claimed.id, controller);
+    this.holdLease(lease);
+    let cleared = false;
     try {
-      const session = await stores.sessions.get(record.sessionId);
+      const record = claimed;
+      const session =
+        known !== undefined && known.id === record.sessionId
+          ? known
+          : await stores.sessions.get(record.sessionId);
       if (!session)
         throw new FlowError("session-not-found", `Session "${record.sessionId}" no longer exists.`);
       const flow = registry.get(record.flowId);
@@ -241,25 +245,67 @@ export class RequestRunner {
       } catch (error) {
         outcome = { ok: false, error };
       }
-      await this.finish(record, outcome, controller.signal.aborted);
+      cleared = await this.finish(lease, outcome, controller.signal.aborted);
     } catch (error) {
-      await this.finish(record, { ok: false, error }, false);
+      cleared = await this.finish(lease, { ok: false, error }, false);
     } finally {
-      clearInterval(renew);
-      this.controllers.delete(record.id);
-      await stores.requests.clearActive(record.id).catch(() => {});
+      this.releaseLease(lease);
+      this.controllers.delete(claimed.id);
+      if (!cleared) await stores.requests.clearActive(claimed.id).catch(() => {});
     }
   }
 
-  /** Writes the terminal status unless someone else (an abort) already did; then the terminal event. */
+  private holdLease(lease: Lease): void {
+    this.leases.add(lease);
+    // Half the renewal period: a claim is renewed at most 1.5 periods (half the lease) after the last write.
+    this.renewTimer ??= setInterval(() => this.renewDueLeases(), Math.max(10, this.renewEveryMs >> 1));
+    this.renewTimer.unref?.();
+  }
+
+  private releaseLease(lease: Lease): void {
+    this.leases.delete(lease);
+    if (this.leases.size === 0 && this.renewTimer !== undefined) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+    }
+  }
+
+  private renewDueLeases(): void {
+    const now = Date.now();
+    for (const lease of this.leases) {
+      if (lease.due > now) continue;
+      lease.due = now + this.renewEveryMs;
+      void this.renewLease(lease).catch(() => {});
+    }
+  }
+
+  private async renewLease(lease: Lease): Promise<void> {
+    const { hostId } = this.options;
+    const until = Date.now() + this.leaseMs;
+    const { record } = lease;
+    const result = await this.options.stores.requests.update(record.id, record.version, {
+      claim: { hostId, until },
+    });
+    if (result.ok) lease.record = { ...record, claim: { hostId, until }, version: result.version };
+    else lease.controller.abort(); // aborted, or taken over after our lease lapsed: stop working on it
+  }
+
+  /**
+   * Writes the terminal status unless someone else (an abort) already did; then the terminal event.
+   * Returns whether the request left the active registry.
+   */
   private async finish(
-    record: RequestRecord,
+    lease: Lease,
     outcome: { ok: true; output: unknown } | { ok: false; error: unknown },
     aborted: boolean,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const { stores } = this.options;
+    const { id } = lease.record;
     // Leave the active registry before the terminal event, so whoever sees the end sees it gone.
-    await stores.requests.clearActive(record.id).catch(() => {});
+    const cleared = await stores.requests.clearActive(id).then(
+      () => true,
+      () => false,
+    );
     const completedAt = new Date().toISOString();
     const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));
     const patch: RequestPatch = outcome.ok
@@ -267,18 +313,26 @@ export class RequestRunner {
       : wasAbort
         ? { status: "aborted", error: toRequestError(outcome.error), completedAt, claim: null }
         : { status: "failed", error: toRequestError(outcome.error), completedAt, claim: null };
+    // First against the version of our own last write (claim or renewal): if it still holds, nobody
+    // (an abort, another host) wrote since, so the record is ours and running. Else re-read and decide.
+    let expected: number | null = lease.record.version;
     for (let attempt = 0; attempt < 10; attempt++) {
-      const current = await stores.requests.get(record.id);
-      if (!current || TERMINAL_REQUEST_STATUSES.includes(current.status)) return;
-      if (current.claim && current.claim.hostId !== this.options.hostId) return; // taken over
-      const result = await stores.requests.update(record.id, current.version, patch);
+      if (expected === null) {
+        const current = await stores.requests.get(id);
+        if (!current || TERMINAL_REQUEST_STATUSES.includes(current.status)) return cleared;
+        if (current.claim && current.claim.hostId !== this.options.hostId) return cleared; // taken over
+        expected = current.version;
+      }
+      const result = await stores.requests.update(id, expected, patch);
+      expected = null;
       if (!result.ok) continue;
       if (patch.status === "completed")
-        await this.emit(record.id, "request.completed", { output: patch.output ?? null });
-      else if (patch.status === "aborted") await this.emit(record.id, "request.aborted", {});
-      else await this.emit(record.id, "request.failed", { error: patch.error as unknown as JsonObject });
-      return;
+        await this.emit(id, "request.completed", { output: patch.output ?? null });
+      else if (patch.status === "aborted") await this.emit(id, "request.aborted", {});
+      else await this.emit(id, "request.failed", { error: patch.error as unknown as JsonObject });
+      return cleared;
     }
+    return cleared;
   }
 
   /** Aborts a queued or running request on any host; 409 `request-finished` once it has ended. */
@@ -346,4 +400,12 @@ export class RequestRunner {
     this.closed = true;
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
+}
+
+/** A claim held by a request running here: the record as of our last write, renewed while it runs. */
+interface Lease {
+  record: RequestRecord;
+  controller: AbortController;
+  /** When the claim is next renewed (ms since epoch). */
+  due: number;
 }

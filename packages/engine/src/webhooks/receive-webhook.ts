@@ -158,7 +158,9 @@ export async function receiveWebhook(
     const failed = await host.requests.persistFailed({ ...request, input: null }, error);
     return { status: 202, body: { requestId: failed.id } };
   }
-  const record = await host.requests.submit({ ...request, input });
+  // A payload straight from the default JSON parse, unchanged by a binding, is JSON already.
+  const inputIsJson = !definition.parse && !binding.input && !binding.inputSchema;
+  const record = await host.requests.submit({ ...request, input, inputIsJson });
   return { status: 202, body: { requestId: record.id } };
 }
 

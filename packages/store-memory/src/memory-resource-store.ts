@@ -1,5 +1,6 @@
 import type { CasResult, JsonObject, ResourceStateRecord, ResourceStore, ScopeAddress } from "@flowrt/core";
-import { SortedKeyIndex } from "./sorted-key-index.js";
+import type { Row } from "./row.js";
+import { RowIndex } from "./row-index.js";
 import {
   admits,
   checkAddress,
@@ -10,24 +11,13 @@ import {
   toJsonText,
 } from "./validate.js";
 
-interface KeyRow {
-  /**
-   * The state as JSON text; `null` is a tombstone: the key was deleted, and its version is kept so it
-   * is never reused. Text rather than an object graph: copying in and out is one stringify/parse, and a
-   * row is one small allocation, which keeps pages cheap when a scope holds a million keys.
-   */
-  state: string | null;
-  version: number;
-  createdAt: number;
-  accessedAt: number;
-}
-
 /** Everything stored under one (scope, scope id, bucket). */
 interface Bucket {
-  rows: Map<string, KeyRow>;
+  /** Every row, tombstones included: point reads and writes go through this map, never the index. */
+  rows: Map<string, Row>;
   content: Map<string, string>;
-  /** Live keys only; tombstones are left out so that list and count never see them. */
-  index: SortedKeyIndex;
+  /** Live rows only, in key order; tombstones are left out so that list and count never see them. */
+  index: RowIndex;
 }
 
 /** A JSON array is an unambiguous join: no scope id or bucket can make two addresses collide. */
@@ -45,22 +35,21 @@ export function createMemoryResourceStore(): ResourceStore {
     checkAddress(address);
     const id = bucketId(address);
     let bucket = buckets.get(id);
-    if (!bucket)
-      buckets.set(id, (bucket = { rows: new Map(), content: new Map(), index: new SortedKeyIndex() }));
+    if (!bucket) buckets.set(id, (bucket = { rows: new Map(), content: new Map(), index: new RowIndex() }));
     return bucket;
   };
-  const live = (bucket: Bucket | undefined, key: string): KeyRow | null => {
+  const live = (bucket: Bucket | undefined, key: string): Row | null => {
     const row = bucket?.rows.get(key);
     return row && row.state !== null ? row : null;
   };
-  const toRecord = (key: string, row: KeyRow): ResourceStateRecord => ({
-    key,
+  const toRecord = (row: Row): ResourceStateRecord => ({
+    key: row.key,
     state: JSON.parse(row.state!) as JsonObject,
     version: row.version,
     createdAt: row.createdAt,
     accessedAt: row.accessedAt,
   });
-  const conflict = (row: KeyRow | null): CasResult<JsonObject> => ({
+  const conflict = (row: Row | null): CasResult<JsonObject> => ({
     ok: false,
     current: row ? { value: JSON.parse(row.state!) as JsonObject, version: row.version } : null,
   });
@@ -69,7 +58,7 @@ export function createMemoryResourceStore(): ResourceStore {
     async getState(address, key) {
       checkKey(key);
       const row = live(find(address), key);
-      return row ? toRecord(key, row) : null;
+      return row ? toRecord(row) : null;
     },
 
     async putState(address, key, state, condition) {
@@ -83,16 +72,22 @@ export function createMemoryResourceStore(): ResourceStore {
       // Serialise before touching the row, so a value that is not JSON changes nothing.
       const value = toJsonText(state, "resource state");
       const now = Date.now();
-      if (row) {
-        if (!current) row.createdAt = now;
-        row.state = value;
-        row.version += 1;
-        row.accessedAt = now;
-      } else {
-        bucket.rows.set(key, { state: value, version: 1, createdAt: now, accessedAt: now });
+      if (!row) {
+        const created: Row = { key, state: value, version: 1, createdAt: now, accessedAt: now, chunk: null };
+        bucket.rows.set(key, created);
+        bucket.index.add(created);
+        return { ok: true, version: 1 };
       }
-      bucket.index.add(key);
-      return { ok: true, version: row ? row.version : 1 };
+      row.state = value;
+      row.version += 1;
+      row.accessedAt = now;
+      if (current) {
+        bucket.index.changed(row);
+      } else {
+        row.createdAt = now;
+        bucket.index.add(row);
+      }
+      return { ok: true, version: row.version };
     },
 
     async deleteState(address, key, condition) {
@@ -103,9 +98,9 @@ export function createMemoryResourceStore(): ResourceStore {
       if (!admits(condition, row)) return conflict(row);
       bucket?.content.delete(key);
       if (!bucket || !row) return { ok: true, version: bucket?.rows.get(key)?.version ?? 0 };
+      bucket.index.delete(row);
       row.state = null;
       row.version += 1;
-      bucket.index.delete(key);
       return { ok: true, version: row.version };
     },
 
@@ -113,8 +108,12 @@ export function createMemoryResourceStore(): ResourceStore {
       checkKey(key);
       if (!Number.isFinite(at))
         throw new TypeError("store-memory: touch time must be a finite number of ms.");
-      const row = live(find(address), key);
-      if (row) row.accessedAt = at;
+      const bucket = find(address);
+      const row = live(bucket, key);
+      if (bucket && row) {
+        row.accessedAt = at;
+        bucket.index.touched(row);
+      }
     },
 
     async list(address, options = {}) {
@@ -123,8 +122,7 @@ export function createMemoryResourceStore(): ResourceStore {
       if (!bucket) return { items: [], total: 0 };
       const [start, end] = bucket.index.prefixRange(options.prefix ?? "");
       const from = start + offset;
-      const keys = bucket.index.slice(from, Math.min(limit, end - from));
-      return { items: keys.map((key) => toRecord(key, bucket.rows.get(key)!)), total: end - start };
+      return { items: bucket.index.records(from, Math.min(limit, end - from)), total: end - start };
     },
 
     async count(address, prefix = "") {

@@ -11,6 +11,15 @@ describe("parseStoreSpec", () => {
     expect(parseStoreSpec(url)).toEqual({ kind: "postgres", connectionString: url });
   });
 
+  test("?schema= picks the Postgres schema and is kept out of the connection string", () => {
+    expect(parseStoreSpec("postgres:postgres://app@db/flowrt?schema=tenant_a&sslmode=require")).toEqual({
+      kind: "postgres",
+      connectionString: "postgres://app@db/flowrt?sslmode=require",
+      schema: "tenant_a",
+    });
+    expect(() => parseStoreSpec("postgres://db/flowrt?schema=a;drop")).toThrow(UsageError);
+  });
+
   test.each(["", "mem", "fs:", "postgres:", "postgres:localhost", "sqlite:x.db"])("refuses %j", (value) => {
     expect(() => parseStoreSpec(value)).toThrow(UsageError);
   });

@@ -4,7 +4,7 @@ import type { FlowStores } from "@flowrt/core";
 export type StoreSpec =
   | { kind: "memory" }
   | { kind: "fs"; dir: string }
-  | { kind: "postgres"; connectionString: string };
+  | { kind: "postgres"; connectionString: string; schema?: string };
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -27,7 +27,17 @@ export function parseStoreSpec(value: string): StoreSpec {
         "--store postgres:<url> needs a connection URL, e.g. postgres:postgres://localhost/flowrt.",
       );
     }
-    return { kind: "postgres", connectionString };
+    // `?schema=<name>` picks the store's schema (several apps on one database); pg itself ignores it.
+    const url = new URL(connectionString);
+    const schema = url.searchParams.get("schema");
+    if (schema === null) return { kind: "postgres", connectionString };
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+      throw new UsageError(
+        `--store postgres:<url>?schema=<name> needs a plain SQL identifier, got "${schema}".`,
+      );
+    }
+    url.searchParams.delete("schema");
+    return { kind: "postgres", connectionString: url.toString(), schema };
   }
   throw new UsageError(`Unknown --store "${value}": use memory, fs:<dir> or postgres:<url>.`);
 }
@@ -37,7 +47,9 @@ interface StoreModules {
   "@flowrt/store-memory": { createMemoryStores(): FlowStores };
   "@flowrt/store-fs": { createFsStores(options: { dir: string }): FlowStores };
   "@flowrt/store-postgres": {
-    createPostgresStores(options: { connectionString: string }): FlowStores & { setup?(): Promise<void> };
+    createPostgresStores(options: { connectionString: string; schema?: string }): FlowStores & {
+      setup?(): Promise<void>;
+    };
   };
 }
 
@@ -65,6 +77,7 @@ export async function openStores(spec: StoreSpec): Promise<FlowStores> {
     case "postgres": {
       const stores = (await importStore("@flowrt/store-postgres")).createPostgresStores({
         connectionString: spec.connectionString,
+        ...(spec.schema ? { schema: spec.schema } : {}),
       });
       try {
         await stores.setup?.();

@@ -482,15 +482,25 @@ export class FlowHost {
     const principal: Principal = { userId: session.userId };
     if (session.orgId) principal.orgId = session.orgId;
     if (session.tenantId) principal.tenantId = session.tenantId;
+    // The logger and the signal are built on first use: most client calls never log or hand a signal on.
+    const logger = this.logger;
+    let log: ResourceRuntimeContext["log"] | undefined;
+    let signal: AbortSignal | undefined;
     return {
       stores: this.stores,
       flow: flow.definition,
       session,
       principal,
       requestId: null,
-      signal: new AbortController().signal,
-      log: requestLogger(this.logger, { sessionId: session.id, flowId: flow.id }),
-      emit: async () => {},
+      get signal() {
+        signal ??= new AbortController().signal;
+        return signal;
+      },
+      get log() {
+        log ??= requestLogger(logger, { sessionId: session.id, flowId: flow.id });
+        return log;
+      },
+      emit: noEmit,
     };
   }
 
@@ -569,6 +579,9 @@ export class FlowHost {
     }
   }
 }
+
+/** Outside a request there is no stream to append to. */
+const noEmit = async (): Promise<void> => {};
 
 const EMPTY_FLOW = {
   id: "",

@@ -19,11 +19,22 @@ interface CompiledRoute<TContext> extends Route<TContext> {
 }
 
 function decodeSegment(segment: string): string {
+  if (!segment.includes("%")) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
     throw new FlowError("invalid-request", "The path has a malformed percent-encoding.");
   }
+}
+
+/** The request part a route segment at index `i` lines up with (segments after a wildcard count from the end). */
+function partAt(
+  route: { segments: string[]; wildcard: number },
+  parts: readonly string[],
+  i: number,
+): string {
+  const { segments, wildcard } = route;
+  return wildcard >= 0 && i > wildcard ? parts[parts.length - (segments.length - i)]! : parts[i]!;
 }
 
 function matchRoute<T>(route: CompiledRoute<T>, parts: string[]): RouteParams | null {
@@ -33,6 +44,13 @@ function matchRoute<T>(route: CompiledRoute<T>, parts: string[]): RouteParams | 
   } else if (parts.length < segments.length) {
     return null;
   }
+  // Literals and empty segments first, so that a route that does not match allocates and decodes nothing.
+  for (let i = 0; i < segments.length; i++) {
+    if (i === wildcard) continue;
+    const seg = segments[i]!;
+    const part = partAt(route, parts, i);
+    if (seg.startsWith(":") ? part === "" : seg !== part) return null;
+  }
   const params: RouteParams = {};
   const tailLength = wildcard < 0 ? 0 : segments.length - wildcard - 1;
   for (let i = 0; i < segments.length; i++) {
@@ -41,14 +59,8 @@ function matchRoute<T>(route: CompiledRoute<T>, parts: string[]): RouteParams | 
       const taken = parts.slice(i, parts.length - tailLength);
       if (taken.length === 0 || taken.some((p) => p === "")) return null;
       params[seg.slice(1)] = taken.map(decodeSegment).join("/");
-      continue;
-    }
-    const part = wildcard >= 0 && i > wildcard ? parts[parts.length - (segments.length - i)]! : parts[i]!;
-    if (seg.startsWith(":")) {
-      if (part === "") return null;
-      params[seg.slice(1)] = decodeSegment(part);
-    } else if (seg !== part) {
-      return null;
+    } else if (seg.startsWith(":")) {
+      params[seg.slice(1)] = decodeSegment(partAt(route, parts, i));
     }
   }
   return params;

@@ -106,6 +106,24 @@ export function parsePagination(query: ListQuery): { limit: number; offset: numb
   return { limit: Math.min(limit, MAX_PAGE_LIMIT), offset: readInteger("offset", query.offset, 0) };
 }
 
+/** A registered flow's declarations are frozen: their client-visible subset is computed once per map. */
+const visibleByDeclarations = new WeakMap<object, Readonly<Record<string, AnyResourceDefinition>>>();
+
+function visibleResources(
+  declarations: Readonly<Record<string, AnyResourceDefinition>>,
+): Readonly<Record<string, AnyResourceDefinition>> {
+  const frozen = Object.isFrozen(declarations);
+  let visible = frozen ? visibleByDeclarations.get(declarations) : undefined;
+  if (visible === undefined) {
+    const found: Record<string, AnyResourceDefinition> = {};
+    for (const [accessor, def] of Object.entries(declarations))
+      if (hasClientConfig(def)) found[accessor] = def;
+    visible = Object.freeze(found);
+    if (frozen) visibleByDeclarations.set(declarations, visible);
+  }
+  return visible;
+}
+
 /**
  * Creates the client resource operations of one session (routing rules 3–12). Only resources with a
  * `client` config are reachable (else `resource-not-found`); each operation checks its permission flag
@@ -115,9 +133,7 @@ export function createClientResourceApi(
   ctx: ResourceRuntimeContext,
   declarations: Readonly<Record<string, AnyResourceDefinition>>,
 ): ClientResourceApi {
-  const visible: Record<string, AnyResourceDefinition> = {};
-  for (const [accessor, def] of Object.entries(declarations))
-    if (hasClientConfig(def)) visible[accessor] = def;
+  const visible = visibleResources(declarations);
   const scope = createResourceScope(ctx, visible);
 
   const resolve = (ref: string): { def: AnyResourceDefinition; runtime: ResourceRuntime } => {

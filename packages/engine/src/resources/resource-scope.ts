@@ -47,15 +47,20 @@ export interface ResourceScope {
 
 class RequestResourceScope implements ResourceScope, TemplateSource {
   readonly context: ResourceRuntimeContext;
-  readonly scopes;
   readonly handles: Record<string, any> = {};
   private readonly definitions = new Map<string, AnyResourceDefinition>();
   private readonly runtimes = new Map<string, ResourceRuntime>();
+  private scopeHandles: ResourceScope["scopes"] | undefined;
 
   constructor(ctx: ResourceRuntimeContext, declarations: Readonly<Record<string, AnyResourceDefinition>>) {
     this.context = ctx;
-    this.scopes = createScopeHandles(ctx);
     this.declare(declarations);
+  }
+
+  /** Built on first use: a client resource call never touches scope state, so it never pays for the handles. */
+  get scopes(): ResourceScope["scopes"] {
+    this.scopeHandles ??= createScopeHandles(this.context);
+    return this.scopeHandles;
   }
 
   declare(declarations: Readonly<Record<string, AnyResourceDefinition>>): void {

@@ -1,5 +1,9 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import express from "express";
 import request from "supertest";
 import { afterEach, describe, expect, test, vi } from "vitest";
+import { createFlowRouter } from "./create-flow-router.js";
 import { notebook } from "./testing/fixture-flows.js";
 import { type Served, serve } from "./testing/serve.js";
 
@@ -84,6 +88,30 @@ describe("createFlowRouter", () => {
     await request(served.url).get("/v2/flows").expect(200);
     await request(served.url).post("/v2/flows/notebook/sessions").send({ userId: "u1" }).expect(201);
     await request(served.url).get("/api/flows").expect(404);
+  });
+
+  test("the mount matches as Express's own would: at a segment boundary, any case, below an app sub-path", async () => {
+    served = await serve([notebook]);
+    // A sibling path sharing the prefix is not below the mount: it falls through to the app's 404.
+    const sibling = await request(served.url).get("/api/flowsX").expect(404);
+    expect(sibling.headers["content-type"]).not.toContain("problem+json");
+    await request(served.url).get("/API/Flows").expect(200);
+    await request(served.url).get("/api/flows/").expect(200);
+    await request(served.url).get("/api/flows?x=1").expect(200);
+
+    const app = express();
+    app.use("/tenant", createFlowRouter(served.host));
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const flows = await request(url).get("/tenant/api/flows").expect(200);
+      expect(flows.body.flows.map((f: { flowId: string }) => f.flowId)).toEqual(["notebook"]);
+      await request(url).get("/api/flows").expect(404);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   test("malformed JSON is the engine's 400 invalid-json, and nothing is written", async () => {

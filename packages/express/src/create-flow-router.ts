@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { createHttpHandler, type FlowHost, type HttpRequest } from "@flowrt/engine";
-import { type Request, type Response, Router } from "express";
+import { type NextFunction, type Request, type Response, Router } from "express";
 import { problem } from "./problem.js";
 import { BodyReadError, discardBody, readRawBody } from "./raw-body.js";
 import { sendResponse } from "./send-response.js";
@@ -16,6 +16,7 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 function queryOf(search: string): HttpRequest["query"] {
   const query: Record<string, string | string[]> = {};
+  if (search === "") return query;
   for (const [name, value] of new URLSearchParams(search)) {
     const seen = query[name];
     query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
@@ -45,26 +46,22 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
   });
 
-  const serve = async (req: Request, res: Response) => {
-    const aborted = new AbortController();
-    // `close` before the response finished means the client went away: stop streams and work for it.
-    res.once("close", () => {
-      if (!res.writableFinished) aborted.abort();
-    });
+  const serve = async (req: Request, res: Response, relative: string) => {
     try {
       const rawBody = await readRawBody(req, bodyLimit);
-      // Inside the mount, `req.url` is the path below `basePath`, still percent-encoded.
-      const relative = req.url;
       const q = relative.indexOf("?");
       const path = q < 0 ? relative : relative.slice(0, q);
       const response = await handle({
         method: req.method,
-        path: path.startsWith("/") ? path : `/${path}`,
+        path,
         url: req.originalUrl,
         query: queryOf(q < 0 ? "" : relative.slice(q + 1)),
         headers: headersOf(req.headers),
         rawBody,
-        signal: aborted.signal,
+        // Only event streams read the signal: the controller and its `close` listener are made then.
+        get signal() {
+          return clientGone(res);
+        },
       });
       await sendResponse(res, response, req.method === "HEAD");
     } catch (error) {
@@ -88,9 +85,45 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
     }
   };
 
+  // One path-less layer that checks the mount itself, as `router.use(basePath, …)` would (case-insensitive,
+  // at a segment boundary), without a second routing pass and without rewriting `req.url`.
+  const basePath = host.basePath.toLowerCase();
   const router = Router();
-  const handler = (req: Request, res: Response) => void serve(req, res);
-  if (host.basePath === "") router.use(handler);
-  else router.use(host.basePath, handler);
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const relative = belowMount(req.url, basePath);
+    if (relative === null) next();
+    else void serve(req, res, relative);
+  });
   return router;
 }
+
+/**
+ * `url` (path and query, as the router sees it) relative to `basePath` (lower-case, no trailing `/`),
+ * always starting with `/`; `null` when the path is not at or below the mount.
+ */
+function belowMount(url: string, basePath: string): string | null {
+  if (basePath === "") return url.startsWith("/") ? url : `/${url}`;
+  if (url.length < basePath.length || url.slice(0, basePath.length).toLowerCase() !== basePath) return null;
+  const rest = url.slice(basePath.length);
+  if (rest === "" || rest[0] === "?") return `/${rest}`;
+  return rest[0] === "/" ? rest : null;
+}
+
+/**
+ * A signal that aborts when the client goes away (`close` before the response finished). Made once per
+ * response, on first use.
+ */
+function clientGone(res: Response): AbortSignal {
+  const held = (res as Response & { [CLIENT_GONE]?: AbortSignal })[CLIENT_GONE];
+  if (held) return held;
+  const controller = new AbortController();
+  (res as Response & { [CLIENT_GONE]?: AbortSignal })[CLIENT_GONE] = controller.signal;
+  if (res.destroyed && !res.writableFinished) controller.abort();
+  else
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+  return controller.signal;
+}
+
+const CLIENT_GONE = Symbol("flowrt.clientGone");

@@ -63,10 +63,12 @@ export function discardBody(req: IncomingMessage): Promise<void> {
 export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const kept = (req as RawBodyRequest).rawBody;
   if (Buffer.isBuffer(kept)) return kept;
+  // No Content-Length (or 0) and no Transfer-Encoding: the message has no body (RFC 9112 §6.3), so there
+  // is nothing to wait for (body-parser skips such requests the same way).
+  if (!declaresBody(req)) return Buffer.alloc(0);
   if (req.readableEnded) {
     // A body parser mounted before the router consumed the stream and kept nothing: the exact bytes
     // are gone, so neither a webhook signature nor the JSON body can be trusted. Say how to fix it.
-    if (!declaresBody(req)) return Buffer.alloc(0);
     throw new BodyReadError(
       400,
       "invalid-request",

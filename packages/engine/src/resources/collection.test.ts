@@ -270,4 +270,19 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
     await h.notes.delete("a");
     expect(await stores.resources.getContent(address, "notes/a")).toBeNull();
   });
+  it("a `*` collection lists and counts only its own keys when deeper keys share its prefix", async () => {
+    const deep = defineResourceCollection({ pattern: "notes/**", scope: "session", stateSchema: schema });
+    const { h } = await open({ notes, deep });
+    // "-" and "." sort before "/", so the deeper keys fall between the collection's own.
+    for (const key of ["a", "a-b", "a.c", "b"]) await h.notes.create(key);
+    for (const key of ["a/x", "a-b/y/z", "b/c"]) await h.deep.create(key);
+    expect((await h.notes.list()).map((i: { path: string }) => i.path)).toEqual([
+      "notes/a",
+      "notes/a-b",
+      "notes/a.c",
+      "notes/b",
+    ]);
+    expect(await h.notes.count()).toBe(4);
+    expect(await h.deep.count()).toBe(7);
+  });
 });

@@ -20,6 +20,23 @@ import { type ContentOwner, ResourceInstance } from "./resource-instance.js";
 import { assertContent } from "./single-resource.js";
 
 /**
+ * `pattern.matches`, answered without splitting the key for the common `literal/…/*` shape (the wildcard
+ * last): such a key is the literal prefix followed by one non-empty segment. A scan tests every key under
+ * the prefix, so this runs once per stored key.
+ */
+function keyMatcher(pattern: CollectionDefinition<any>["compiledPattern"]): (key: string) => boolean {
+  const { segments, literalPrefix } = pattern;
+  const last = segments.length - 1;
+  const trailingWildcard =
+    pattern.kind === "wildcard" &&
+    segments[last]?.type === "wildcard" &&
+    segments.every((segment, i) => i === last || segment.type === "literal");
+  if (!trailingWildcard) return (key) => pattern.matches(key);
+  const from = literalPrefix.length;
+  return (key) => key.length > from && key.startsWith(literalPrefix) && !key.includes("/", from);
+}
+
+/**
  * A collection of one request. Instances live in the flat resource map under their full path; each is a
  * state cell. Instances read in this request are kept, so an eager collection (listed once at load) and
  * a lazy one (read per key) answer later `get`s from memory; writes always go through compare-and-swap.
@@ -145,8 +162,9 @@ export class CollectionRuntime implements ContentOwner {
       const records = page.items.filter((r) => pattern.matches(r.key));
       return { records, total: page.total };
     }
+    const matches = keyMatcher(pattern);
     const all = (await this.store.list(this.address, { prefix: listPrefix })).items.filter((r) =>
-      pattern.matches(r.key),
+      matches(r.key),
     );
     return {
       records: all.slice(offset, limit === undefined ? undefined : offset + limit),

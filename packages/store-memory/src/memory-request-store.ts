@@ -1,23 +1,16 @@
-import type {
-  ActiveRequestEntry,
-  RequestEvent,
-  RequestRecord,
-  RequestStatus,
-  RequestStore,
-  RetentionPolicy,
-} from "@flowrt/core";
-import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+import type { ActiveRequestEntry, RequestStatus, RequestStore, RetentionPolicy } from "@flowrt/core";
+import { checkOptionalString, checkString } from "./json-text.js";
+import { type ListenerErrorHandler, MemoryEventLog } from "./memory-event-log.js";
+import { checkPatch, checkStatus, RequestRow } from "./request-row.js";
 
-export type ListenerErrorHandler = (error: unknown, event: RequestEvent) => void;
+export type { ListenerErrorHandler } from "./memory-event-log.js";
 
-const STATUSES: readonly RequestStatus[] = ["queued", "running", "completed", "failed", "aborted"];
-const TERMINAL = new Set<RequestStatus>(TERMINAL_REQUEST_STATUSES);
+const TERMINAL: readonly RequestStatus[] = ["completed", "failed", "aborted"];
 
-const oldestFirst = (a: RequestRecord, b: RequestRecord) =>
+const oldestFirst = (a: RequestRow, b: RequestRow) =>
   a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1;
-
-/** When a finished request finished; one without `completedAt` counts from its creation. */
-const finishedAt = (record: RequestRecord) => Date.parse(record.completedAt ?? record.createdAt);
+const newestFinishedFirst = (a: RequestRow, b: RequestRow) =>
+  b.finishedMs - a.finishedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 function checkLimit(limit: number | undefined, what: string): number {
   if (limit === undefined) return Number.POSITIVE_INFINITY;
@@ -27,115 +20,107 @@ function checkLimit(limit: number | undefined, what: string): number {
   return limit;
 }
 
+/** A copy of an active entry made of its own strings, checked field by field. */
+function copyEntry(entry: ActiveRequestEntry): ActiveRequestEntry {
+  if (typeof entry !== "object" || entry === null || typeof entry.requestId !== "string") {
+    throw new TypeError("store-memory: an active entry needs a requestId.");
+  }
+  checkString(entry.sessionId, "active entry sessionId");
+  checkString(entry.flowId, "active entry flowId");
+  checkString(entry.userId, "active entry userId");
+  checkString(entry.action, "active entry action");
+  checkString(entry.startedAt, "active entry startedAt");
+  checkOptionalString(entry.orgId, "active entry orgId");
+  const copy: ActiveRequestEntry = {
+    requestId: entry.requestId,
+    sessionId: entry.sessionId,
+    flowId: entry.flowId,
+    userId: entry.userId,
+    action: entry.action,
+    startedAt: entry.startedAt,
+  };
+  if (entry.orgId !== undefined) copy.orgId = entry.orgId;
+  return copy;
+}
+
+/** Active entries hold only strings, so a spread is a full copy. */
+const entryCopy = (entry: ActiveRequestEntry): ActiveRequestEntry => ({ ...entry });
+
 /**
- * Requests, their event logs (an array per request: `seq` is the index plus one, so appends can
- * neither skip nor repeat one) and the active registry. Requests are also indexed by status so that
- * `listByStatus` and retention read only the statuses they need.
+ * Requests (one {@link RequestRow} each), their event logs ({@link MemoryEventLog}) and the active
+ * registry. Rows are also indexed by status (sets in the order rows entered the status), so that
+ * `listByStatus` and retention read only the statuses they need and an update moves one entry.
  */
 export function createMemoryRequestStore(onListenerError: ListenerErrorHandler) {
-  const records = new Map<string, RequestRecord>();
-  const byStatus = new Map<RequestStatus, Set<string>>(STATUSES.map((status) => [status, new Set()]));
-  const events = new Map<string, RequestEvent[]>();
-  const listeners = new Map<string, Set<(event: RequestEvent) => void>>();
+  const rows = new Map<string, RequestRow>();
+  const byStatus = new Map<RequestStatus, Set<RequestRow>>([
+    ["queued", new Set()],
+    ["running", new Set()],
+    ["completed", new Set()],
+    ["failed", new Set()],
+    ["aborted", new Set()],
+  ]);
+  const events = new MemoryEventLog(onListenerError);
   const active = new Map<string, ActiveRequestEntry>();
-
-  const statusSet = (status: RequestStatus) => {
-    const set = byStatus.get(status);
-    if (!set) throw new TypeError(`store-memory: unknown request status "${String(status)}".`);
-    return set;
-  };
 
   const store: RequestStore & { listenerCount(): number; clearListeners(): void } = {
     async create(record) {
-      if (typeof record?.id !== "string")
-        throw new TypeError("store-memory: a request record needs a string id.");
-      const set = statusSet(record.status);
-      if (records.has(record.id)) return false;
-      records.set(record.id, structuredClone(record));
-      set.add(record.id);
+      const row = new RequestRow(record);
+      if (rows.has(row.id)) return false;
+      rows.set(row.id, row);
+      byStatus.get(row.status)!.add(row);
       return true;
     },
 
     async get(id) {
-      const found = records.get(id);
-      return found ? structuredClone(found) : null;
+      return rows.get(id)?.toRecord() ?? null;
     },
 
     async update(id, expectedVersion, patch) {
-      const found = records.get(id);
-      if (!found) return { ok: false, current: null };
-      if (found.version !== expectedVersion) {
-        return { ok: false, current: { value: structuredClone(found), version: found.version } };
+      const row = rows.get(id);
+      if (row === undefined) return { ok: false, current: null };
+      if (row.version !== expectedVersion) {
+        return { ok: false, current: { value: row.toRecord(), version: row.version } };
       }
-      if (patch.status !== undefined) statusSet(patch.status);
-      const { claim, ...fields } = structuredClone(patch);
-      byStatus.get(found.status)!.delete(id);
-      Object.assign(found, fields);
-      if (claim === null) delete found.claim;
-      else if (claim !== undefined) found.claim = claim;
-      found.version += 1;
-      byStatus.get(found.status)!.add(id);
-      return { ok: true, version: found.version };
+      const texts = checkPatch(patch);
+      const before = row.status;
+      row.apply(patch, texts);
+      if (row.status !== before) {
+        byStatus.get(before)!.delete(row);
+        byStatus.get(row.status)!.add(row);
+      }
+      return { ok: true, version: row.version };
     },
 
     async listByStatus(statuses, options = {}) {
       const limit = checkLimit(options.limit, "limit");
-      const matching: RequestRecord[] = [];
+      const matching: RequestRow[] = [];
       for (const status of new Set(statuses)) {
-        for (const id of statusSet(status)) {
-          const record = records.get(id)!;
-          if (!options.durableOnly || record.durable) matching.push(record);
-        }
+        checkStatus(status);
+        for (const row of byStatus.get(status)!) if (!options.durableOnly || row.durable) matching.push(row);
       }
-      return structuredClone(matching.sort(oldestFirst).slice(0, limit));
+      matching.sort(oldestFirst);
+      const count = Math.min(limit, matching.length);
+      const out = new Array(count);
+      for (let i = 0; i < count; i++) out[i] = matching[i]!.toRecord();
+      return out;
     },
 
     async appendEvent(event) {
-      if (typeof event?.requestId !== "string")
-        throw new TypeError("store-memory: an event needs a string requestId.");
-      let log = events.get(event.requestId);
-      if (!log) events.set(event.requestId, (log = []));
-      const stored: RequestEvent = { ...structuredClone(event), seq: log.length + 1 };
-      log.push(stored);
-      const subscribed = listeners.get(event.requestId);
-      if (subscribed) {
-        // A snapshot of the set: a listener that unsubscribes (or subscribes) mid-delivery is safe.
-        for (const listener of [...subscribed]) {
-          try {
-            listener(structuredClone(stored));
-          } catch (error) {
-            onListenerError(error, structuredClone(stored));
-          }
-        }
-      }
-      return structuredClone(stored);
+      return events.append(event);
     },
 
     async readEvents(requestId, afterSeq = 0, limit) {
-      const count = checkLimit(limit, "limit");
-      const from = Math.max(0, Math.floor(afterSeq));
-      const log = events.get(requestId) ?? [];
-      return structuredClone(log.slice(from, from + count));
+      return events.read(requestId, afterSeq, checkLimit(limit, "limit"));
     },
 
     subscribe(requestId, listener) {
-      let set = listeners.get(requestId);
-      if (!set) listeners.set(requestId, (set = new Set()));
-      // Each call gets its own token, so subscribing one function twice needs two unsubscribes.
-      const wrapped = (event: RequestEvent) => listener(event);
-      set.add(wrapped);
-      return () => {
-        const current = listeners.get(requestId);
-        if (!current) return;
-        current.delete(wrapped);
-        if (current.size === 0) listeners.delete(requestId);
-      };
+      return events.subscribe(requestId, listener);
     },
 
     async markActive(entry) {
-      if (typeof entry?.requestId !== "string")
-        throw new TypeError("store-memory: an active entry needs a requestId.");
-      active.set(entry.requestId, structuredClone(entry));
+      const copy = copyEntry(entry);
+      active.set(copy.requestId, copy);
     },
 
     async clearActive(requestId) {
@@ -144,12 +129,13 @@ export function createMemoryRequestStore(onListenerError: ListenerErrorHandler) 
 
     async listActive(filter) {
       const flowIds = filter.flowIds ? new Set(filter.flowIds) : undefined;
-      const matching = [...active.values()].filter(
-        (entry) =>
-          (filter.userId === undefined || entry.userId === filter.userId) &&
-          (flowIds === undefined || flowIds.has(entry.flowId)),
-      );
-      return structuredClone(matching);
+      const out: ActiveRequestEntry[] = [];
+      for (const entry of active.values()) {
+        if (filter.userId !== undefined && entry.userId !== filter.userId) continue;
+        if (flowIds !== undefined && !flowIds.has(entry.flowId)) continue;
+        out.push(entryCopy(entry));
+      }
+      return out;
     },
 
     async purgeFinished(policy: RetentionPolicy) {
@@ -160,34 +146,36 @@ export function createMemoryRequestStore(onListenerError: ListenerErrorHandler) 
         );
       }
       if (maxCount === undefined && policy.maxAgeMs === undefined) return 0;
-      const cutoff = policy.maxAgeMs === undefined ? undefined : (policy.now ?? Date.now()) - policy.maxAgeMs;
+      const cutoff =
+        policy.maxAgeMs === undefined
+          ? Number.NEGATIVE_INFINITY
+          : (policy.now ?? Date.now()) - policy.maxAgeMs;
 
-      const finished: RequestRecord[] = [];
-      for (const status of TERMINAL) for (const id of byStatus.get(status)!) finished.push(records.get(id)!);
-      // Newest first, so the ones beyond maxCount are the tail.
-      finished.sort((a, b) => finishedAt(b) - finishedAt(a) || (a.id < b.id ? -1 : 1));
+      const finished: RequestRow[] = [];
+      for (const status of TERMINAL) for (const row of byStatus.get(status)!) finished.push(row);
+      // Only a count limit needs an order (newest first, so the ones beyond it are the tail). Rows
+      // enter a terminal status about in finishing order, which the sort finds as long runs.
+      const keep = maxCount ?? Number.POSITIVE_INFINITY;
+      if (finished.length > keep) finished.sort(newestFinishedFirst);
       let removed = 0;
-      for (const [i, record] of finished.entries()) {
-        const tooMany = maxCount !== undefined && i >= maxCount;
-        const tooOld = cutoff !== undefined && finishedAt(record) < cutoff;
-        if (!tooMany && !tooOld) continue;
-        records.delete(record.id);
-        byStatus.get(record.status)!.delete(record.id);
-        events.delete(record.id);
-        active.delete(record.id);
+      for (let i = 0; i < finished.length; i++) {
+        const row = finished[i]!;
+        if (i < keep && row.finishedMs >= cutoff) continue;
+        rows.delete(row.id);
+        byStatus.get(row.status)!.delete(row);
+        events.delete(row.id);
+        active.delete(row.id);
         removed++;
       }
       return removed;
     },
 
     listenerCount() {
-      let total = 0;
-      for (const set of listeners.values()) total += set.size;
-      return total;
+      return events.listenerCount();
     },
 
     clearListeners() {
-      listeners.clear();
+      events.clearListeners();
     },
   };
   return store;

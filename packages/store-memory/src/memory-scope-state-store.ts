@@ -1,26 +1,44 @@
-import type { JsonObject, ScopeAddress, ScopeStateStore, Versioned } from "@flowrt/core";
-import { admits, checkAddress, checkCondition, checkObject } from "./validate.js";
+import type { ScopeAddress, ScopeStateStore } from "@flowrt/core";
+import { admits, checkAddress, checkCondition, checkObject, toJsonText } from "./validate.js";
 
-const addressId = (address: ScopeAddress) => JSON.stringify([address.scope, address.scopeId, address.bucket]);
+/** A state record as JSON text: copied in with one stringify, out with one parse. */
+interface StateRow {
+  text: string;
+  version: number;
+}
+
+/** Unambiguous without escaping: the scope has no `:`, and the scope id's length says where it ends. */
+const addressId = (address: ScopeAddress) =>
+  `${address.scope}:${address.scopeId.length}:${address.scopeId}${address.bucket}`;
 
 export function createMemoryScopeStateStore(): ScopeStateStore {
-  const records = new Map<string, Versioned<JsonObject>>();
+  const records = new Map<string, StateRow>();
   return {
     async get(address) {
       checkAddress(address);
       const found = records.get(addressId(address));
-      return found ? structuredClone(found) : null;
+      return found ? { value: JSON.parse(found.text), version: found.version } : null;
     },
     async put(address, value, condition) {
       checkAddress(address);
       checkObject(value, "scope state");
       checkCondition(condition);
       const id = addressId(address);
-      const current = records.get(id) ?? null;
-      if (!admits(condition, current))
-        return { ok: false, current: current ? structuredClone(current) : null };
+      const current = records.get(id);
+      const live = current ?? null;
+      if (!admits(condition, live)) {
+        return {
+          ok: false,
+          current: current ? { value: JSON.parse(current.text), version: current.version } : null,
+        };
+      }
+      // Refuses what JSON cannot hold (a function, NaN) before anything is written, as resource state does.
+      const text = toJsonText(value, "scope state");
       const version = (current?.version ?? 0) + 1;
-      records.set(id, { value: structuredClone(value), version });
+      if (current) {
+        current.text = text;
+        current.version = version;
+      } else records.set(id, { text, version });
       return { ok: true, version };
     },
   };

@@ -1,87 +1,128 @@
 import type { SessionRecord, SessionStore } from "@flowrt/core";
+import { checkJsonObject, checkOptionalString, checkString, jsonText } from "./json-text.js";
 import { pageWindow } from "./validate.js";
 
-/** Newest first by `createdAt`, then by id descending, so equal timestamps still page stably. */
-const newestFirst = (a: SessionRecord, b: SessionRecord) =>
-  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
-const oldestFirst = (a: SessionRecord, b: SessionRecord) => newestFirst(b, a);
+/**
+ * One stored session: the whole record as JSON text (one stringify in, one parse out, a leaf the
+ * garbage collector never walks), beside the fields that indexes, filters and sorting read.
+ */
+interface SessionRow {
+  readonly id: string;
+  readonly flowId: string | null;
+  readonly userId: string;
+  readonly orgId: string | undefined;
+  readonly tenantId: string | undefined;
+  readonly createdAt: string;
+  text: string;
+}
 
-function addTo(index: Map<string, Set<string>>, key: string | undefined, id: string): void {
+/** Newest first by `createdAt`, then by id descending, so equal timestamps still page stably. */
+const newestFirst = (a: SessionRow, b: SessionRow) =>
+  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
+const oldestFirst = (a: SessionRow, b: SessionRow) => newestFirst(b, a);
+
+const read = (row: SessionRow): SessionRecord => JSON.parse(row.text);
+
+function addTo(index: Map<string, Set<SessionRow>>, key: string | undefined, row: SessionRow): void {
   if (key === undefined) return;
-  let ids = index.get(key);
-  if (!ids) index.set(key, (ids = new Set()));
-  ids.add(id);
+  let rows = index.get(key);
+  if (!rows) index.set(key, (rows = new Set()));
+  rows.add(row);
+}
+
+function checkSession(session: SessionRecord): void {
+  if (typeof session?.id !== "string" || typeof session.userId !== "string") {
+    throw new TypeError("store-memory: a session record needs a string id and userId.");
+  }
+  if (session.flowId !== null) checkString(session.flowId, "session flowId");
+  checkString(session.createdAt, "session createdAt");
+  checkOptionalString(session.orgId, "session orgId");
+  checkOptionalString(session.tenantId, "session tenantId");
+  checkOptionalString(session.parentSessionId, "session parentSessionId");
+  checkJsonObject(session.metadata, "session metadata");
 }
 
 /**
  * Sessions by id, with secondary indexes by user, org and parent. A listing reads only the owner's
- * sessions (sorted per call), never the whole store.
+ * sessions (sorted per call), never the whole store, and parses only the page it returns.
  */
 export function createMemorySessionStore(): SessionStore {
-  const sessions = new Map<string, SessionRecord>();
-  const byUser = new Map<string, Set<string>>();
-  const byOrg = new Map<string, Set<string>>();
-  const byParent = new Map<string, Set<string>>();
-  const load = (ids: Iterable<string> | undefined) => [...(ids ?? [])].map((id) => sessions.get(id)!);
+  const sessions = new Map<string, SessionRow>();
+  const byUser = new Map<string, Set<SessionRow>>();
+  const byOrg = new Map<string, Set<SessionRow>>();
+  const byParent = new Map<string, Set<SessionRow>>();
 
   return {
     async create(session) {
-      if (typeof session?.id !== "string" || typeof session.userId !== "string") {
-        throw new TypeError("store-memory: a session record needs a string id and userId.");
-      }
+      checkSession(session);
       if (sessions.has(session.id)) return false;
-      const stored = structuredClone(session);
-      sessions.set(stored.id, stored);
-      addTo(byUser, stored.userId, stored.id);
-      addTo(byOrg, stored.orgId, stored.id);
-      addTo(byParent, stored.parentSessionId, stored.id);
+      const row: SessionRow = {
+        id: session.id,
+        flowId: session.flowId,
+        userId: session.userId,
+        orgId: session.orgId,
+        tenantId: session.tenantId,
+        createdAt: session.createdAt,
+        text: jsonText(session, "session"),
+      };
+      sessions.set(row.id, row);
+      addTo(byUser, row.userId, row);
+      addTo(byOrg, row.orgId, row);
+      addTo(byParent, session.parentSessionId, row);
       return true;
     },
 
     async get(id) {
-      const found = sessions.get(id);
-      return found ? structuredClone(found) : null;
+      const row = sessions.get(id);
+      return row ? read(row) : null;
     },
 
     async list(query) {
       const { offset, limit } = pageWindow(query);
       const candidates =
         query.userId !== undefined
-          ? load(byUser.get(query.userId))
+          ? byUser.get(query.userId)
           : query.orgId !== undefined
-            ? load(byOrg.get(query.orgId))
-            : [...sessions.values()];
+            ? byOrg.get(query.orgId)
+            : sessions.values();
       const flowIds = query.flowIds ? new Set(query.flowIds) : undefined;
-      const matching = candidates
-        .filter(
-          (s) =>
-            (query.orgId === undefined || s.orgId === query.orgId) &&
-            (flowIds === undefined || (s.flowId !== null && flowIds.has(s.flowId))),
-        )
-        .sort(newestFirst);
-      return { items: structuredClone(matching.slice(offset, offset + limit)), total: matching.length };
+      const matching: SessionRow[] = [];
+      for (const row of candidates ?? []) {
+        if (query.orgId !== undefined && row.orgId !== query.orgId) continue;
+        if (flowIds !== undefined && (row.flowId === null || !flowIds.has(row.flowId))) continue;
+        matching.push(row);
+      }
+      matching.sort(newestFirst);
+      return { items: matching.slice(offset, offset + limit).map(read), total: matching.length };
     },
 
     async listChildren(parentSessionId, filter) {
-      const children = load(byParent.get(parentSessionId)).filter(
-        (s) =>
-          s.userId === filter.userId &&
-          (filter.orgId === undefined || s.orgId === filter.orgId) &&
-          (filter.tenantId === undefined || s.tenantId === filter.tenantId) &&
-          (filter.flowId === undefined || s.flowId === filter.flowId),
-      );
-      return structuredClone(children.sort(oldestFirst));
+      const children: SessionRow[] = [];
+      for (const row of byParent.get(parentSessionId) ?? []) {
+        if (row.userId !== filter.userId) continue;
+        if (filter.orgId !== undefined && row.orgId !== filter.orgId) continue;
+        if (filter.tenantId !== undefined && row.tenantId !== filter.tenantId) continue;
+        if (filter.flowId !== undefined && row.flowId !== filter.flowId) continue;
+        children.push(row);
+      }
+      return children.sort(oldestFirst).map(read);
     },
 
     async update(id, patch) {
-      const found = sessions.get(id);
-      if (!found) return null;
+      const row = sessions.get(id);
+      if (!row) return null;
       // Only the two mutable fields are read from the patch; owner fields cannot be smuggled in.
-      const title = patch.title;
-      const metadata = patch.metadata === undefined ? undefined : structuredClone(patch.metadata);
-      if (title !== undefined) found.title = title;
-      if (metadata !== undefined) found.metadata = metadata;
-      return structuredClone(found);
+      const { title, metadata } = patch;
+      if (title !== undefined) checkString(title, "session title");
+      if (metadata !== undefined) checkJsonObject(metadata, "session metadata");
+      if (title !== undefined || metadata !== undefined) {
+        const record = read(row);
+        if (title !== undefined) record.title = title;
+        if (metadata !== undefined) record.metadata = metadata;
+        // Stored as text, so the caller's metadata object is not kept.
+        row.text = jsonText(record, "session");
+      }
+      return read(row);
     },
   };
 }

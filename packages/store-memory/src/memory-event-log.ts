@@ -1,0 +1,133 @@
+import type { NewRequestEvent, RequestEvent } from "@flowrt/core";
+import { checkString, jsonObjectText } from "./json-text.js";
+
+export type ListenerErrorHandler = (error: unknown, event: RequestEvent) => void;
+type Listener = (event: RequestEvent) => void;
+
+/** One stored event; its `seq` is its index in the request's log plus one, its data JSON text. */
+interface StoredEvent {
+  readonly type: string;
+  readonly at: string;
+  readonly data: string;
+}
+
+function materialize(requestId: string, seq: number, stored: StoredEvent): RequestEvent {
+  return { seq, type: stored.type, requestId, at: stored.at, data: JSON.parse(stored.data) };
+}
+
+/**
+ * Per-request event logs and their live listeners. A log is an array, so an append can neither skip
+ * nor repeat a `seq`. Events are kept as text: an append stringifies the data once; every reader,
+ * listener and the append's caller gets its own parse, and an append nobody listens to parses once.
+ */
+export class MemoryEventLog {
+  private readonly logs = new Map<string, StoredEvent[]>();
+  private readonly listeners = new Map<string, Set<Listener>>();
+  /** Events appended by a listener while another event is being delivered, delivered after it. */
+  private readonly pending: Array<{ requestId: string; seq: number; stored: StoredEvent }> = [];
+  private delivering = false;
+
+  constructor(private readonly onListenerError: ListenerErrorHandler) {}
+
+  append(event: NewRequestEvent): RequestEvent {
+    if (typeof event !== "object" || event === null || typeof event.requestId !== "string") {
+      throw new TypeError("store-memory: an event needs a string requestId.");
+    }
+    checkString(event.type, "event type");
+    checkString(event.at, "event at");
+    const { requestId } = event;
+    const stored: StoredEvent = {
+      type: event.type,
+      at: event.at,
+      data: jsonObjectText(event.data, "event data"),
+    };
+    let log = this.logs.get(requestId);
+    if (log === undefined) this.logs.set(requestId, (log = []));
+    const seq = log.push(stored);
+    const subscribed = this.listeners.get(requestId);
+    if (subscribed !== undefined) this.notify(subscribed, requestId, seq, stored);
+    return materialize(requestId, seq, stored);
+  }
+
+  /** Events after `afterSeq`, at most `limit` (a non-negative integer or `Infinity`). */
+  read(requestId: string, afterSeq: number, limit: number): RequestEvent[] {
+    const log = this.logs.get(requestId);
+    if (log === undefined) return [];
+    const from = Math.max(0, Math.floor(afterSeq));
+    const to = Math.min(log.length, from + limit);
+    const out: RequestEvent[] = [];
+    for (let i = from; i < to; i++) out.push(materialize(requestId, i + 1, log[i]!));
+    return out;
+  }
+
+  subscribe(requestId: string, listener: Listener): () => void {
+    let set = this.listeners.get(requestId);
+    if (set === undefined) this.listeners.set(requestId, (set = new Set()));
+    // Each call gets its own token, so subscribing one function twice needs two unsubscribes.
+    const token: Listener = (event) => listener(event);
+    set.add(token);
+    return () => {
+      const current = this.listeners.get(requestId);
+      if (current === undefined) return;
+      current.delete(token);
+      if (current.size === 0) this.listeners.delete(requestId);
+    };
+  }
+
+  /** Drops a request's log (retention). */
+  delete(requestId: string): void {
+    this.logs.delete(requestId);
+  }
+
+  listenerCount(): number {
+    let total = 0;
+    for (const set of this.listeners.values()) total += set.size;
+    return total;
+  }
+
+  clearListeners(): void {
+    this.listeners.clear();
+  }
+
+  /**
+   * Delivers at once, unless a listener appended this event during another delivery: then it waits
+   * until that one reached every listener, so each listener still sees its request's events in seq order.
+   */
+  private notify(subscribed: Set<Listener>, requestId: string, seq: number, stored: StoredEvent): void {
+    if (this.delivering) {
+      this.pending.push({ requestId, seq, stored });
+      return;
+    }
+    this.delivering = true;
+    try {
+      this.deliver(subscribed, requestId, seq, stored);
+      for (let i = 0; i < this.pending.length; i++) {
+        const next = this.pending[i]!;
+        const current = this.listeners.get(next.requestId);
+        if (current !== undefined) this.deliver(current, next.requestId, next.seq, next.stored);
+      }
+    } finally {
+      this.pending.length = 0;
+      this.delivering = false;
+    }
+  }
+
+  private deliver(subscribed: Set<Listener>, requestId: string, seq: number, stored: StoredEvent): void {
+    // The listeners subscribed when the event was stored, each with its own copy: one that
+    // unsubscribes or subscribes another mid-delivery changes nothing for this event.
+    const targets = subscribed.size === 1 ? subscribed.values().next().value! : [...subscribed];
+    if (typeof targets === "function") {
+      this.call(targets, requestId, seq, stored);
+      return;
+    }
+    for (const listener of targets) this.call(listener, requestId, seq, stored);
+  }
+
+  private call(listener: Listener, requestId: string, seq: number, stored: StoredEvent): void {
+    try {
+      listener(materialize(requestId, seq, stored));
+    } catch (error) {
+      this.onListenerError(error, materialize(requestId, seq, stored));
+    }
+  }
+}

@@ -1,4 +1,5 @@
 import type { ActiveRequestEntry, RequestStatus, RequestStore, RetentionPolicy } from "@flowrt/core";
+import { finishedToPurge } from "./finished-to-purge.js";
 import { checkOptionalString, checkString } from "./json-text.js";
 import { type ListenerErrorHandler, MemoryEventLog } from "./memory-event-log.js";
 import { checkPatch, checkStatus, RequestRow } from "./request-row.js";
@@ -9,8 +10,6 @@ const TERMINAL: readonly RequestStatus[] = ["completed", "failed", "aborted"];
 
 const oldestFirst = (a: RequestRow, b: RequestRow) =>
   a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1;
-const newestFinishedFirst = (a: RequestRow, b: RequestRow) =>
-  b.finishedMs - a.finishedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 function checkLimit(limit: number | undefined, what: string): number {
   if (limit === undefined) return Number.POSITIVE_INFINITY;
@@ -153,21 +152,14 @@ export function createMemoryRequestStore(onListenerError: ListenerErrorHandler) 
 
       const finished: RequestRow[] = [];
       for (const status of TERMINAL) for (const row of byStatus.get(status)!) finished.push(row);
-      // Only a count limit needs an order (newest first, so the ones beyond it are the tail). Rows
-      // enter a terminal status about in finishing order, which the sort finds as long runs.
-      const keep = maxCount ?? Number.POSITIVE_INFINITY;
-      if (finished.length > keep) finished.sort(newestFinishedFirst);
-      let removed = 0;
-      for (let i = 0; i < finished.length; i++) {
-        const row = finished[i]!;
-        if (i < keep && row.finishedMs >= cutoff) continue;
+      const purged = finishedToPurge(finished, maxCount ?? Number.POSITIVE_INFINITY, cutoff);
+      for (const row of purged) {
         rows.delete(row.id);
         byStatus.get(row.status)!.delete(row);
         events.delete(row.id);
         active.delete(row.id);
-        removed++;
       }
-      return removed;
+      return purged.length;
     },
 
     listenerCount() {

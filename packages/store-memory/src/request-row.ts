@@ -57,8 +57,8 @@ export class RequestRow {
   readonly createdAt: string;
   startedAt: string | undefined;
   completedAt: string | undefined;
-  /** ms since epoch of `completedAt ?? createdAt`, parsed once per write instead of per retention sort. */
-  finishedMs: number;
+  /** {@link finishedMs}, parsed on first use (retention) rather than on every write; NaN until then. */
+  private finished = Number.NaN;
 
   /** Copies `record` in; throws (before anything is stored) on a field of the wrong type. */
   constructor(record: RequestRecord) {
@@ -99,7 +99,12 @@ export class RequestRow {
     this.createdAt = record.createdAt;
     this.startedAt = record.startedAt;
     this.completedAt = record.completedAt;
-    this.finishedMs = finishedMs(record.completedAt, record.createdAt);
+  }
+
+  /** ms since epoch of `completedAt ?? createdAt`, for retention. */
+  get finishedMs(): number {
+    if (Number.isNaN(this.finished)) this.finished = finishedMs(this.completedAt, this.createdAt);
+    return this.finished;
   }
 
   /** A fresh record: nothing in it is shared with the row or with an earlier read. */
@@ -143,7 +148,7 @@ export class RequestRow {
     if (patch.startedAt !== undefined) this.startedAt = patch.startedAt;
     if (patch.completedAt !== undefined) {
       this.completedAt = patch.completedAt;
-      this.finishedMs = finishedMs(patch.completedAt, this.createdAt);
+      this.finished = Number.NaN;
     }
     this.version += 1;
   }

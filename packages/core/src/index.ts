@@ -40,6 +40,7 @@ export type {
 export {
   type ActiveRequestEntry,
   type CasResult,
+  type CountOptions,
   type FlowStores,
   type JsonObject,
   type JsonPrimitive,

@@ -12,7 +12,7 @@
  *   only for I/O failures.
  * - Listing by prefix returns keys in lexicographic UTF-16 code unit order (JavaScript's default
  *   sort; a UTF-8 `COLLATE "C"` index orders keys above U+FFFF differently, so a SQL store maps keys
- *   to keep this order) and costs O(log n + limit), not a scan.
+ *   to keep this order) and costs O(log n + limit), not a scan, with or without `leaf`.
  *   A prefix is a plain string: `%`, `_` and `*` have no wildcard meaning.
  */
 
@@ -241,10 +241,36 @@ export interface ResourceStateRecord {
 export interface ListOptions {
   /** Plain-string key prefix. @default "" */
   prefix?: string;
+  /**
+   * Only the keys under `prefix` that have no `/` after the prefix's last `/`: the direct children
+   * of the prefix's "folder" (everything up to and including that `/`, or `""` when the prefix has
+   * none), narrowed to those starting with `prefix`. Deeper keys are left out of the items, `offset`
+   * and `total` alike, so a page of `items/*` is exact and costs O(log n + limit) however many
+   * `items/a/b` keys sit between its items in key order. Order stays UTF-16 code unit order. A key
+   * equal to `prefix` is included when it has no `/` after that position (`items/` for `items/`).
+   * @example
+   * // keys: items/a, items/a/b, items/ab, items/b, items/b/c/d, other/x
+   * list(address, { prefix: "items/", leaf: true });  // items/a, items/ab, items/b (total 3)
+   * list(address, { prefix: "items/a", leaf: true }); // items/a, items/ab
+   * list(address, { prefix: "items/a/", leaf: true }); // items/a/b
+   * list(address, { prefix: "", leaf: true });         // keys without any `/`
+   * @default false
+   */
+  leaf?: boolean;
   /** @default 0 */
   offset?: number;
   /** @default unbounded */
   limit?: number;
+}
+
+/** How {@link ResourceStore.count} narrows the keys under its prefix. */
+export interface CountOptions {
+  /**
+   * Count only the keys {@link ListOptions.leaf} would list: those with no `/` after the prefix's
+   * last `/`. Costs at most a walk of an index range of the counted keys, never a read of values.
+   * @default false
+   */
+  leaf?: boolean;
 }
 
 export interface ResourceStore {
@@ -263,9 +289,13 @@ export interface ResourceStore {
   deleteState(address: ScopeAddress, key: string, condition: WriteCondition): Promise<CasResult<JsonObject>>;
   /** Records a read for LRU eviction. No version change. */
   touch(address: ScopeAddress, key: string, at?: number): Promise<void>;
-  /** Live keys under a prefix in key order, with their state. */
+  /** Live keys under a prefix in key order, with their state; `leaf` narrows to one "folder" level. */
   list(address: ScopeAddress, options?: ListOptions): Promise<Page<ResourceStateRecord>>;
-  count(address: ScopeAddress, prefix?: string): Promise<number>;
+  /**
+   * How many live keys start with `prefix` (the `total` of the same `list`).
+   * @example count(address, "items/", { leaf: true }) // items/a and items/b, not items/a/b
+   */
+  count(address: ScopeAddress, prefix?: string, options?: CountOptions): Promise<number>;
 
   /** The stored body; `null` when there is no content row. An empty body reads `""`. */
   getContent(address: ScopeAddress, key: string): Promise<string | null>;

@@ -17,9 +17,9 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   ],
   "restarts-version-after-delete": ["resources/tombstone"],
   "throws-on-conflict": ["resources/cas", "concurrency/create-only-race"],
-  "wildcard-prefix": ["resources/list-prefix-plain"],
-  "insertion-order-list": ["resources/list-order", "resources/list-paging"],
-  "code-point-order": ["resources/list-order-astral"],
+  "wildcard-prefix": ["resources/list-prefix-plain", "resources/list-leaf-prefix-plain"],
+  "insertion-order-list": ["resources/list-order", "resources/list-paging", "resources/list-leaf"],
+  "code-point-order": ["resources/list-order-astral", "resources/list-leaf"],
   "racy-compare-and-swap": ["concurrency/cas-increments", "concurrency/create-only-race"],
   "racy-event-seq": ["events/concurrent-append"],
   "ignores-bucket": ["isolation/resources"],
@@ -29,7 +29,9 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   "unguarded-request-update": ["requests/update-cas", "concurrency/record-races"],
   "purge-keeps-events": ["retention/max-age"],
   "unsubscribe-does-nothing": ["events/subscribe"],
-  "counts-tombstones": ["resources/tombstone", "resources/list-paging"],
+  "counts-tombstones": ["resources/tombstone", "resources/list-paging", "resources/list-leaf-paging"],
+  "ignores-leaf": ["resources/list-leaf", "resources/list-leaf-paging", "resources/list-leaf-prefix-plain"],
+  "filters-leaf-after-paging": ["resources/list-leaf", "resources/list-leaf-paging"],
 };
 
 function caseNamed(name: ConformanceCaseName) {

@@ -4,6 +4,7 @@ import { isolationCases } from "./isolation.js";
 import { requestCases } from "./requests.js";
 import { resourceContentCases } from "./resource-content.js";
 import { resourceListCases } from "./resource-list.js";
+import { resourceListLeafCases } from "./resource-list-leaf.js";
 import { resourceStateCases } from "./resource-state.js";
 import { retentionCases } from "./retention.js";
 import { scopeStateCases } from "./scope-state.js";
@@ -19,6 +20,7 @@ export const ALL_CASES = [
   ...resourceStateCases,
   ...resourceContentCases,
   ...resourceListCases,
+  ...resourceListLeafCases,
   ...isolationCases,
   ...concurrencyCases,
 ] as const;

@@ -30,7 +30,9 @@ export type NaiveStoreFlaw =
   | "unguarded-request-update"
   | "purge-keeps-events"
   | "unsubscribe-does-nothing"
-  | "counts-tombstones";
+  | "counts-tombstones"
+  | "ignores-leaf"
+  | "filters-leaf-after-paging";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
@@ -56,6 +58,8 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
             .replace(/_/g, ".")}`,
         ).test(key)
       : key.startsWith(prefix);
+  /** A `leaf` listing's rule: no "/" after the prefix's last "/". */
+  const isLeaf = (key: string, prefix: string) => !key.includes("/", prefix.lastIndexOf("/") + 1);
   const sessions = new Map<string, SessionRecord>();
   const requests = new Map<string, RequestRecord>();
   const events = new Map<string, RequestEvent[]>();
@@ -76,6 +80,10 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
   const admits = (condition: WriteCondition, live: { version: number } | null) =>
     condition.type === "any" ||
     (condition.type === "absent" ? live === null : live !== null && live.version === condition.version);
+  const listed = (key: string, row: Row, prefix: string, leaf: boolean) =>
+    (row.state !== null || flaw === "counts-tombstones") &&
+    matchesPrefix(key, prefix) &&
+    (!leaf || isLeaf(key, prefix));
   const record = (key: string, row: Row): ResourceStateRecord => ({
     key,
     state: copy(row.state!),
@@ -284,23 +292,25 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
       },
       async list(address, options = {}) {
         const prefix = options.prefix ?? "";
+        const leaf = options.leaf === true && flaw !== "ignores-leaf";
+        const afterPaging = flaw === "filters-leaf-after-paging";
         const matching = [...bucketRows(address).entries()]
-          .filter(
-            ([key, row]) =>
-              (row.state !== null || flaw === "counts-tombstones") && matchesPrefix(key, prefix),
-          )
+          .filter(([key, row]) => listed(key, row, prefix, leaf && !afterPaging))
           .sort(([a], [b]) => (flaw === "insertion-order-list" ? 0 : keyCompare(a, b)));
         const offset = options.offset ?? 0;
         const end = options.limit === undefined ? undefined : offset + options.limit;
         return {
-          items: matching.slice(offset, end).map(([key, row]) => record(key, row)),
+          items: matching
+            .slice(offset, end)
+            .filter(([key]) => !leaf || !afterPaging || isLeaf(key, prefix))
+            .map(([key, row]) => record(key, row)),
           total: matching.length,
         };
       },
-      async count(address, prefix = "") {
-        return [...bucketRows(address).entries()].filter(
-          ([key, row]) => (row.state !== null || flaw === "counts-tombstones") && matchesPrefix(key, prefix),
-        ).length;
+      async count(address, prefix = "", options = {}) {
+        const leaf = options.leaf === true && flaw !== "ignores-leaf" && flaw !== "filters-leaf-after-paging";
+        return [...bucketRows(address).entries()].filter(([key, row]) => listed(key, row, prefix, leaf))
+          .length;
       },
       async getContent(address, key) {
         const body = content.get(JSON.stringify([addr(address), key]));

@@ -11,6 +11,7 @@ const rowsOf = (n: number): Row[] =>
     createdAt: i,
     accessedAt: i,
     chunk: null,
+    leafChunk: null,
   }));
 
 function read(snapshot: ChunkSnapshot, rows: Row[], from = 0, to = rows.length): ResourceStateRecord[] {
@@ -78,6 +79,7 @@ describe("ChunkSnapshot", () => {
       createdAt: 7,
       accessedAt: 8,
       chunk: null,
+      leafChunk: null,
     };
     rows.splice(5, 0, inserted);
     snapshot.insert(5, inserted);

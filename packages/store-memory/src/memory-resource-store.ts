@@ -7,6 +7,7 @@ import {
   checkCondition,
   checkKey,
   checkObject,
+  checkPrefix,
   pageWindow,
   toJsonText,
 } from "./validate.js";
@@ -18,6 +19,19 @@ interface Bucket {
   content: Map<string, string>;
   /** Live rows only, in key order; tombstones are left out so that list and count never see them. */
   index: RowIndex;
+  /**
+   * The same live rows split by how many `/` their key holds, each part in key order. The keys a
+   * `leaf` listing wants (`prefix` followed by no `/`) are exactly the keys with as many `/` as the
+   * prefix that start with it, so they form one contiguous prefix range of one of these indexes.
+   */
+  leaves: Map<number, RowIndex>;
+}
+
+/** How many `/` a key holds: its depth, which picks its leaf index. */
+function depthOf(key: string): number {
+  let depth = 0;
+  for (let at = key.indexOf("/"); at !== -1; at = key.indexOf("/", at + 1)) depth++;
+  return depth;
 }
 
 /** A JSON array is an unambiguous join: no scope id or bucket can make two addresses collide. */
@@ -35,8 +49,27 @@ export function createMemoryResourceStore(): ResourceStore {
     checkAddress(address);
     const id = bucketId(address);
     let bucket = buckets.get(id);
-    if (!bucket) buckets.set(id, (bucket = { rows: new Map(), content: new Map(), index: new RowIndex() }));
+    if (!bucket) {
+      bucket = { rows: new Map(), content: new Map(), index: new RowIndex(), leaves: new Map() };
+      buckets.set(id, bucket);
+    }
     return bucket;
+  };
+  const index = (bucket: Bucket, prefix: string, leaf: boolean | undefined): RowIndex | undefined =>
+    leaf === true ? bucket.leaves.get(depthOf(prefix)) : bucket.index;
+  const addLive = (bucket: Bucket, row: Row): void => {
+    bucket.index.add(row);
+    const depth = depthOf(row.key);
+    let leaves = bucket.leaves.get(depth);
+    if (!leaves) bucket.leaves.set(depth, (leaves = new RowIndex(undefined, undefined, "leafChunk")));
+    leaves.add(row);
+  };
+  const removeLive = (bucket: Bucket, row: Row): void => {
+    bucket.index.delete(row);
+    const depth = depthOf(row.key);
+    const leaves = bucket.leaves.get(depth)!;
+    leaves.delete(row);
+    if (leaves.size === 0) bucket.leaves.delete(depth);
   };
   const live = (bucket: Bucket | undefined, key: string): Row | null => {
     const row = bucket?.rows.get(key);
@@ -73,9 +106,17 @@ export function createMemoryResourceStore(): ResourceStore {
       const value = toJsonText(state, "resource state");
       const now = Date.now();
       if (!row) {
-        const created: Row = { key, state: value, version: 1, createdAt: now, accessedAt: now, chunk: null };
+        const created: Row = {
+          key,
+          state: value,
+          version: 1,
+          createdAt: now,
+          accessedAt: now,
+          chunk: null,
+          leafChunk: null,
+        };
         bucket.rows.set(key, created);
-        bucket.index.add(created);
+        addLive(bucket, created);
         return { ok: true, version: 1 };
       }
       row.state = value;
@@ -83,9 +124,10 @@ export function createMemoryResourceStore(): ResourceStore {
       row.accessedAt = now;
       if (current) {
         bucket.index.changed(row);
+        bucket.leaves.get(depthOf(key))?.changed(row);
       } else {
         row.createdAt = now;
-        bucket.index.add(row);
+        addLive(bucket, row);
       }
       return { ok: true, version: row.version };
     },
@@ -98,7 +140,7 @@ export function createMemoryResourceStore(): ResourceStore {
       if (!admits(condition, row)) return conflict(row);
       bucket?.content.delete(key);
       if (!bucket || !row) return { ok: true, version: bucket?.rows.get(key)?.version ?? 0 };
-      bucket.index.delete(row);
+      removeLive(bucket, row);
       row.state = null;
       row.version += 1;
       return { ok: true, version: row.version };
@@ -113,20 +155,25 @@ export function createMemoryResourceStore(): ResourceStore {
       if (bucket && row) {
         row.accessedAt = at;
         bucket.index.touched(row);
+        bucket.leaves.get(depthOf(key))?.touched(row);
       }
     },
 
     async list(address, options = {}) {
       const { offset, limit } = pageWindow(options);
+      const prefix = checkPrefix(options.prefix);
       const bucket = find(address);
-      if (!bucket) return { items: [], total: 0 };
-      const [start, end] = bucket.index.prefixRange(options.prefix ?? "");
+      const rows = bucket && index(bucket, prefix, options.leaf);
+      if (!rows) return { items: [], total: 0 };
+      const [start, end] = rows.prefixRange(prefix);
       const from = start + offset;
-      return { items: bucket.index.records(from, Math.min(limit, end - from)), total: end - start };
+      return { items: rows.records(from, Math.min(limit, end - from)), total: end - start };
     },
 
-    async count(address, prefix = "") {
-      return find(address)?.index.countPrefix(prefix) ?? 0;
+    async count(address, prefix = "", options = {}) {
+      checkPrefix(prefix);
+      const bucket = find(address);
+      return (bucket && index(bucket, prefix, options.leaf)?.countPrefix(prefix)) ?? 0;
     },
 
     async getContent(address, key) {

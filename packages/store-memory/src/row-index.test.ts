@@ -31,6 +31,7 @@ const row = (key: string, state: object, at: number): Row => ({
   createdAt: at,
   accessedAt: at,
   chunk: null,
+  leafChunk: null,
 });
 
 const record = (r: Row): ResourceStateRecord => ({

@@ -1,6 +1,6 @@
 import type { ResourceStateRecord } from "@flowrt/core";
 import { ChunkSnapshot, MAX_SNAPSHOT_CHARS } from "./chunk-snapshot.js";
-import type { Chunk, Row } from "./row.js";
+import type { Chunk, ChunkSlot, Row } from "./row.js";
 
 /**
  * Chunk length at which a chunk is split in two. Inserting costs a binary search over chunk maxima,
@@ -34,12 +34,6 @@ export function prefixEnd(prefix: string): string | null {
   return prefix.slice(0, i) + String.fromCharCode(prefix.charCodeAt(i) + 1);
 }
 
-const newChunk = (keys: string[], rows: Row[], snapshot: ChunkSnapshot | null): Chunk => {
-  const chunk: Chunk = { keys, rows, snapshot };
-  for (const row of rows) row.chunk = chunk;
-  return chunk;
-};
-
 /**
  * The live rows of one bucket sorted by key (UTF-16 code-unit order), with positional access: a list
  * of sorted chunks plus a Fenwick tree of chunk lengths. Rank, insert and delete cost O(log n)
@@ -58,16 +52,24 @@ export class RowIndex {
   /** A chunk this short is merged into a neighbour, so deletes cannot leave many near-empty chunks. */
   readonly #minChunk: number;
   readonly #maxSnapshotChars: number;
+  /** The row field that points back at this index's chunk. */
+  readonly #slot: ChunkSlot;
 
   /**
    * @param maxChunk Chunk length that triggers a split; small values exist for tests.
    * @param maxSnapshotChars Longest text a chunk snapshot lays out; small values exist for tests.
+   * @param slot The row field this index keeps its chunk in; a row in two indexes needs two.
    */
-  constructor(maxChunk = DEFAULT_MAX_CHUNK, maxSnapshotChars = MAX_SNAPSHOT_CHARS) {
+  constructor(
+    maxChunk = DEFAULT_MAX_CHUNK,
+    maxSnapshotChars = MAX_SNAPSHOT_CHARS,
+    slot: ChunkSlot = "chunk",
+  ) {
     if (!Number.isInteger(maxChunk) || maxChunk < 4) throw new RangeError("maxChunk must be an integer >= 4");
     this.#maxChunk = maxChunk;
     this.#minChunk = maxChunk >>> 3;
     this.#maxSnapshotChars = maxSnapshotChars;
+    this.#slot = slot;
   }
 
   get size(): number {
@@ -78,7 +80,7 @@ export class RowIndex {
   add(row: Row): void {
     const key = row.key;
     if (this.#chunks.length === 0) {
-      this.#chunks.push(newChunk([key], [row], null));
+      this.#chunks.push(this.#newChunk([key], [row], null));
       this.#maxes.push(key);
       this.#size = 1;
       this.#rebuildTree();
@@ -92,11 +94,11 @@ export class RowIndex {
     chunk.keys.splice(pos, 0, key);
     chunk.rows.splice(pos, 0, row);
     chunk.snapshot?.insert(pos, row);
-    row.chunk = chunk;
+    row[this.#slot] = chunk;
     this.#size++;
     if (chunk.keys.length > this.#maxChunk) {
       const half = chunk.keys.length >>> 1;
-      const upper = newChunk(
+      const upper = this.#newChunk(
         chunk.keys.splice(half),
         chunk.rows.splice(half),
         chunk.snapshot?.split(half) ?? null,
@@ -121,7 +123,7 @@ export class RowIndex {
     chunk.keys.splice(pos, 1);
     chunk.rows.splice(pos, 1);
     chunk.snapshot?.remove(pos);
-    row.chunk = null;
+    row[this.#slot] = null;
     this.#size--;
     if (chunk.keys.length === 0) {
       this.#chunks.splice(c, 1);
@@ -137,13 +139,13 @@ export class RowIndex {
   /** Call after a live row's state, version or timestamps changed, so pages do not read old values. */
   changed(row: Row): void {
     // A chunk no page has read has no snapshot, and then a write costs no search at all.
-    const chunk = row.chunk;
+    const chunk = row[this.#slot];
     if (chunk?.snapshot) chunk.snapshot.update(lowerBound(chunk.keys, row.key), row);
   }
 
   /** Call after only a live row's accessedAt changed. */
   touched(row: Row): void {
-    const chunk = row.chunk;
+    const chunk = row[this.#slot];
     if (chunk?.snapshot) chunk.snapshot.touch(lowerBound(chunk.keys, row.key), row.accessedAt);
   }
 
@@ -200,15 +202,21 @@ export class RowIndex {
     if (keys.length > this.#maxChunk) {
       const upper = snapshot?.split(half) ?? null;
       parts = [
-        newChunk(keys.slice(0, half), rows.slice(0, half), snapshot),
-        newChunk(keys.slice(half), rows.slice(half), upper),
+        this.#newChunk(keys.slice(0, half), rows.slice(0, half), snapshot),
+        this.#newChunk(keys.slice(half), rows.slice(half), upper),
       ];
     } else {
-      parts = [newChunk(keys, rows, snapshot)];
+      parts = [this.#newChunk(keys, rows, snapshot)];
     }
     this.#chunks.splice(left, 2, ...parts);
     this.#maxes.splice(left, 2, ...parts.map((part) => part.keys[part.keys.length - 1]!));
     this.#rebuildTree();
+  }
+
+  #newChunk(keys: string[], rows: Row[], snapshot: ChunkSnapshot | null): Chunk {
+    const chunk: Chunk = { keys, rows, snapshot };
+    for (const row of rows) row[this.#slot] = chunk;
+    return chunk;
   }
 
   #rebuildTree(): void {

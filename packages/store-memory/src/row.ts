@@ -11,9 +11,14 @@ export interface Row {
   version: number;
   createdAt: number;
   accessedAt: number;
-  /** The index chunk that holds this row while it is live; `null` for a tombstone. */
+  /** The key-order index chunk that holds this row while it is live; `null` for a tombstone. */
   chunk: Chunk | null;
+  /** The same for the index of keys with as many `/` as this one (leaf listing). */
+  leafChunk: Chunk | null;
 }
+
+/** Which of a row's chunk pointers an index keeps (each row sits in two indexes). */
+export type ChunkSlot = "chunk" | "leafChunk";
 
 /** A run of consecutive live rows in key order (see `RowIndex`). */
 export interface Chunk {

@@ -21,6 +21,14 @@ export function checkKey(key: string): void {
   if (typeof key !== "string") throw new TypeError("store-memory: a resource key must be a string.");
 }
 
+/** The prefix of a list or count (`""` when not given). */
+export function checkPrefix(prefix: string | undefined): string {
+  if (prefix === undefined) return "";
+  if (typeof prefix !== "string")
+    throw new TypeError("store-memory: a list or count prefix must be a string.");
+  return prefix;
+}
+
 export function checkObject(value: JsonObject, what: string): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new TypeError(`store-memory: ${what} must be a JSON object.`);

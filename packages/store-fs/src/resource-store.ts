@@ -1,6 +1,7 @@
 import path from "node:path";
 import type {
   CasResult,
+  CountOptions,
   JsonObject,
   ListOptions,
   Page,
@@ -153,24 +154,21 @@ export class FsResourceStore implements ResourceStore {
     assertCount(options.offset, "offset");
     assertCount(options.limit, "limit");
     return this.withBucket(address, async (bucket, index) => {
-      const [start, end] = index.range(prefix);
-      const from = Math.min(end, start + (options.offset ?? 0));
-      const to = options.limit === undefined ? end : Math.min(end, from + options.limit);
-      const keys = index.slice(from, to);
+      const { keys, total } = index.select(prefix, options.leaf === true, options.offset, options.limit);
       // Only the page's value files are read; the index alone gives order and total.
       const docs = await mapLimit(keys, 32, (key) => this.readValue(bucket.dir, key));
       const items = docs.map(toRecord).filter((record): record is ResourceStateRecord => record !== null);
-      return { items, total: end - start };
+      return { items, total };
     });
   }
 
-  async count(address: ScopeAddress, prefix = ""): Promise<number> {
+  async count(address: ScopeAddress, prefix = "", options: CountOptions = {}): Promise<number> {
     assertAddress(address);
     assertString(prefix, "prefix");
-    return this.withBucket(address, async (_bucket, index) => {
-      const [start, end] = index.range(prefix);
-      return end - start;
-    });
+    return this.withBucket(
+      address,
+      async (_bucket, index) => index.select(prefix, options.leaf === true, 0, 0).total,
+    );
   }
 
   async getContent(address: ScopeAddress, key: string): Promise<string | null> {

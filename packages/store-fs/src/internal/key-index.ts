@@ -27,6 +27,12 @@ const COMPACT_SLACK = 1000;
 export class KeyIndex {
   private readonly log: AppendLog;
   private keys = new SortedKeys();
+  /**
+   * The same keys split by how many `/` each holds. The keys a `leaf` listing wants (the prefix
+   * followed by no `/`) are exactly the keys with as many `/` as the prefix that start with it: one
+   * prefix range of one of these.
+   */
+  private byDepth = new Map<number, SortedKeys>();
   private readonly pending = new Map<number, { key: string; live: boolean }>();
   private nextTx = 1;
   private lines = 0;
@@ -78,6 +84,7 @@ export class KeyIndex {
       else live.delete(intent.key);
     }
     index.keys = new SortedKeys(live);
+    for (const key of live) index.leaves(key, true)!.add(key);
     index.lines = lines.length;
     if (open.size > 0) await index.log.exclusive(() => index.rewrite());
     return index;
@@ -91,12 +98,21 @@ export class KeyIndex {
     return this.keys.has(key);
   }
 
-  range(prefix: string): [number, number] {
-    return this.keys.range(prefix);
-  }
-
-  slice(start: number, end: number): string[] {
-    return this.keys.slice(start, end);
+  /**
+   * The live keys starting with `prefix` (for `leaf`, only those with no `/` after the prefix's last
+   * `/`), in key order: the `[offset, offset + limit)` slice of them and how many there are.
+   */
+  select(
+    prefix: string,
+    leaf: boolean,
+    offset = 0,
+    limit = Number.POSITIVE_INFINITY,
+  ): { keys: string[]; total: number } {
+    const keys = leaf ? this.leaves(prefix, false) : this.keys;
+    if (!keys) return { keys: [], total: 0 };
+    const [start, end] = keys.range(prefix);
+    const from = Math.min(end, start + offset);
+    return { keys: keys.slice(from, Math.min(end, from + limit)), total: end - start };
   }
 
   /**
@@ -143,8 +159,24 @@ export class KeyIndex {
   }
 
   private apply(key: string, live: boolean): void {
-    if (live) this.keys.add(key);
-    else this.keys.delete(key);
+    if (live) {
+      this.keys.add(key);
+      this.leaves(key, true)!.add(key);
+    } else {
+      this.keys.delete(key);
+      const depth = depthOf(key);
+      const leaves = this.byDepth.get(depth);
+      leaves?.delete(key);
+      if (leaves?.size === 0) this.byDepth.delete(depth);
+    }
+  }
+
+  /** The keys with as many `/` as `key`, made when `create` is set and there are none yet. */
+  private leaves(key: string, create: boolean): SortedKeys | undefined {
+    const depth = depthOf(key);
+    let keys = this.byDepth.get(depth);
+    if (!keys && create) this.byDepth.set(depth, (keys = new SortedKeys()));
+    return keys;
   }
 
   private maybeCompact(): void {
@@ -168,4 +200,11 @@ export class KeyIndex {
     await this.ctx.writeAtomic(this.file, parts.join(""));
     this.lines = parts.length;
   }
+}
+
+/** How many `/` a key holds. */
+function depthOf(key: string): number {
+  let depth = 0;
+  for (let at = key.indexOf("/"); at !== -1; at = key.indexOf("/", at + 1)) depth++;
+  return depth;
 }

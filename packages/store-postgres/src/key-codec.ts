@@ -36,3 +36,10 @@ export function prefixRange(prefix: string): { low: Buffer; high: Buffer | null 
 export function isCountedPrefix(prefix: string): boolean {
   return prefix === "" || prefix.endsWith("/");
 }
+
+/** How many `/` a key holds: the depth the leaf index files it under (as `flowrt_key_depth` computes). */
+export function keyDepth(key: string): number {
+  let depth = 0;
+  for (let at = key.indexOf("/"); at !== -1; at = key.indexOf("/", at + 1)) depth++;
+  return depth;
+}

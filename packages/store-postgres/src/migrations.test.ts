@@ -73,6 +73,41 @@ describe(`migrations (${backend})`, () => {
     }
   });
 
+  it("the leaf-listing migration indexes the keys written before it", async () => {
+    const schema = uniqueSchema();
+    const driver = await testDriver();
+    const names = tableNames(schema);
+    const sql = buildSql(names);
+    const stores = await storesOn(schema);
+    const address = { scope: "session", scopeId: "s", bucket: "shared" } as const;
+    try {
+      expect(
+        await runMigrations(
+          driver,
+          sql,
+          names,
+          schema,
+          MIGRATIONS.filter((m) => m.id < 3),
+        ),
+      ).toEqual([1, 2]);
+      for (const key of ["items/a", "items/a/b", "items/b", "items/b/c/d", "other/x"])
+        await stores.resources.putState(address, key, {}, { type: "absent" });
+      await stores.setup();
+      const page = await stores.resources.list(address, { prefix: "items/", leaf: true });
+      expect(page.items.map((item) => item.key)).toEqual(["items/a", "items/b"]);
+      expect(page.total).toBe(2);
+      expect(await stores.resources.count(address, "items/b/c/", { leaf: true })).toBe(1);
+      const depths = await driver.query<{ depth: number }>(
+        `SELECT ${names.keyDepthFunction}(key) AS depth FROM ${names.resources} ORDER BY key`,
+      );
+      expect(depths.rows.map((row) => Number(row.depth))).toEqual([1, 2, 1, 3, 1]);
+    } finally {
+      await stores.close();
+      await driver.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await driver.close();
+    }
+  });
+
   it("refuses options that name no connection or several", () => {
     expect(() => storesOnOptions({})).toThrow(/exactly one of `pool`, `connectionString` or `driver`/);
     expect(() => storesOnOptions({ connectionString: "" })).toThrow(/non-empty/);

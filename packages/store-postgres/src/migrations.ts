@@ -87,6 +87,21 @@ export const MIGRATIONS: readonly Migration[] = [
         FOR EACH ROW WHEN (NOT OLD.deleted) EXECUTE FUNCTION ${n.countFunction}()`,
     ],
   },
+  {
+    id: 3,
+    name: "leaf listing",
+    statements: (n) => [
+      // How many "/" (UTF-16BE 00 2F, at an even offset) an encoded key holds. Immutable, so it can
+      // be indexed; it runs when a row enters the index, never when a page is read.
+      `CREATE FUNCTION ${n.keyDepthFunction}(key bytea) RETURNS integer LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+        SELECT count(*)::integer FROM generate_series(0, length(key) - 2, 2) AS i
+        WHERE get_byte(key, i) = 0 AND get_byte(key, i + 1) = 47
+      $fn$`,
+      // A leaf listing wants the keys starting with a prefix that have no "/" after it: exactly the
+      // keys with as many "/" as the prefix that start with it, one range of this index.
+      `CREATE INDEX flowrt_resources_leaf ON ${n.resources} (scope, scope_id, bucket, ${n.keyDepthFunction}(key), key) WHERE NOT deleted`,
+    ],
+  },
 ];
 
 /**

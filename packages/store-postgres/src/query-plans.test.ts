@@ -24,12 +24,16 @@ describe(`query plans (${backend})`, () => {
     db = await createTestStores();
     const names = tableNames(db.schema);
     sql = buildSql(names);
-    const keys = Array.from({ length: 4000 }, (_, i) => encodeKey(`items/${String(i).padStart(5, "0")}`));
+    const names4k = Array.from({ length: 4000 }, (_, i) => `items/${String(i).padStart(5, "0")}`);
+    const keys = names4k.map(encodeKey);
+    // Deeper keys between the items in key order, which a leaf page and count must skip.
+    const deeper = names4k.map((name) => encodeKey(`${name}/part`));
     const insert = `INSERT INTO ${names.resources} (scope, scope_id, bucket, key, state, version, deleted, created_at, accessed_at)
       SELECT $1, $2, $3, k, json_build_object('body', repeat('x', 200)), 1, $4, 0, 0 FROM unnest($5::bytea[]) AS k`;
     await db.query(insert, [...scope, false, keys]);
     await db.query(insert, [...scope, true, keys.map((k) => Buffer.concat([encodeKey("gone/"), k]))]);
     await db.query(insert, ["session", "other", "shared", false, keys]);
+    await db.query(insert, [...scope, false, deeper]);
     await db.query(`ANALYZE ${names.resources}`);
     await db.query(`ANALYZE ${names.counts}`);
   });
@@ -56,15 +60,46 @@ describe(`query plans (${backend})`, () => {
     expect(unbounded.some((n) => n["Node Type"] === "Seq Scan" || n["Node Type"] === "Sort")).toBe(false);
   });
 
+  it("a 50-item leaf page walks the leaf index from its start, past no deeper key and with no sort", async () => {
+    const { low, high } = prefixRange("items/");
+    const plan = await explain(sql.resources.pageLeafRange, [...scope, low, 100, 50, 1, high]);
+    expect(plan.some((n) => n["Index Name"] === "flowrt_resources_leaf")).toBe(true);
+    expect(plan.some((n) => n["Node Type"] === "Seq Scan" || n["Node Type"] === "Sort")).toBe(false);
+    const unbounded = await explain(sql.resources.pageLeafFrom, [...scope, Buffer.alloc(0), 0, 50, 0]);
+    expect(unbounded.some((n) => n["Index Name"] === "flowrt_resources_leaf")).toBe(true);
+    expect(unbounded.some((n) => n["Node Type"] === "Seq Scan" || n["Node Type"] === "Sort")).toBe(false);
+    const address = { scope: "session", scopeId: "big", bucket: "shared" } as const;
+    const page = await db.stores.resources.list(address, {
+      prefix: "items/",
+      leaf: true,
+      offset: 100,
+      limit: 3,
+    });
+    expect(page.total).toBe(4000);
+    expect(page.items.map((item) => item.key)).toEqual(["items/00100", "items/00101", "items/00102"]);
+  });
+
+  it("a leaf count walks only the leaf index range of the counted keys", async () => {
+    const { low, high } = prefixRange("items/");
+    const plan = await explain(sql.resources.countLeafRange, [...scope, low, 1, high]);
+    expect(plan.some((n) => n["Index Name"] === "flowrt_resources_leaf")).toBe(true);
+    expect(plan.some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
+    const address = { scope: "session", scopeId: "big", bucket: "shared" } as const;
+    expect(await db.stores.resources.count(address, "items/", { leaf: true })).toBe(4000);
+    expect(await db.stores.resources.count(address, "items/001", { leaf: true })).toBe(100);
+    expect(await db.stores.resources.count(address, "items/00012/", { leaf: true })).toBe(1);
+    expect(await db.stores.resources.count(address, "", { leaf: true })).toBe(0);
+  });
+
   it("counting a prefix ending in / reads the counter table, not the resources", async () => {
     const plan = await explain(sql.resources.countCounter, [...scope, encodeKey("items/")]);
     expect(plan.some((n) => n["Relation Name"] === "flowrt_resource_counts")).toBe(true);
     expect(plan.some((n) => n["Relation Name"] === "flowrt_resources")).toBe(false);
     expect(
       await db.stores.resources.count({ scope: "session", scopeId: "big", bucket: "shared" }, "items/"),
-    ).toBe(4000);
+    ).toBe(8000);
     expect(await db.stores.resources.count({ scope: "session", scopeId: "big", bucket: "shared" })).toBe(
-      4000,
+      8000,
     );
   });
 
@@ -75,6 +110,6 @@ describe(`query plans (${backend})`, () => {
     expect(plan.some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
     expect(
       await db.stores.resources.count({ scope: "session", scopeId: "big", bucket: "shared" }, "items/001"),
-    ).toBe(100);
+    ).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import type { CasResult, JsonObject, ResourceStore, ScopeAddress } from "@flowrt/core";
 import type { Queryable } from "./driver.js";
-import { encodeKey, isCountedPrefix, prefixRange } from "./key-codec.js";
+import { encodeKey, isCountedPrefix, keyDepth, prefixRange } from "./key-codec.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
 import { pageBounds, toResourceState } from "./rows.js";
 import type { StoreSql } from "./sql.js";
@@ -27,7 +27,16 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
     return { ok: false, current: record ? { value: record.state, version: record.version } : null };
   };
 
-  const count: ResourceStore["count"] = async (address, prefix = "") => {
+  const count: ResourceStore["count"] = async (address, prefix = "", options = {}) => {
+    if (options.leaf === true) {
+      const { low, high } = prefixRange(prefix);
+      const depth = keyDepth(prefix);
+      const { rows } =
+        high === null
+          ? await db.query<{ live: unknown }>(sql.countLeafFrom, [...scope(address), low, depth])
+          : await db.query<{ live: unknown }>(sql.countLeafRange, [...scope(address), low, depth, high]);
+      return Number(rows[0]?.live ?? 0);
+    }
     if (isCountedPrefix(prefix)) {
       const { rows } = await db.query<{ live: unknown }>(sql.countCounter, [
         ...scope(address),
@@ -89,11 +98,17 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
       const prefix = options.prefix ?? "";
       const { low, high } = prefixRange(prefix);
       const [offset, limit] = pageBounds(options.offset, options.limit);
+      const leaf = options.leaf === true;
+      const bounds = [...scope(address), low, offset, limit];
       const [page, total] = await Promise.all([
-        high === null
-          ? db.query(sql.pageFrom, [...scope(address), low, offset, limit])
-          : db.query(sql.pageRange, [...scope(address), low, offset, limit, high]),
-        count(address, prefix),
+        leaf
+          ? high === null
+            ? db.query(sql.pageLeafFrom, [...bounds, keyDepth(prefix)])
+            : db.query(sql.pageLeafRange, [...bounds, keyDepth(prefix), high])
+          : high === null
+            ? db.query(sql.pageFrom, bounds)
+            : db.query(sql.pageRange, [...bounds, high]),
+        count(address, prefix, { leaf }),
       ]);
       return { items: page.rows.map(toResourceState), total };
     },

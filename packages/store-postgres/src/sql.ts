@@ -23,6 +23,8 @@ export interface TableNames {
   contents: string;
   counts: string;
   countFunction: string;
+  /** `key_depth(key bytea)`: how many `/` an encoded key holds (see migration 3). */
+  keyDepthFunction: string;
   /** NOTIFY channel for appended events: a plain identifier, the same on every host using the schema. */
   channel: string;
 }
@@ -43,6 +45,7 @@ export function tableNames(schema: string): TableNames {
     contents: q("flowrt_resource_contents"),
     counts: q("flowrt_resource_counts"),
     countFunction: q("flowrt_resources_count"),
+    keyDepthFunction: q("flowrt_key_depth"),
     channel: `flowrt_events_${digest}`,
   };
 }
@@ -188,6 +191,21 @@ export function buildSql(n: TableNames) {
       /** The same, bounded above by `$7`. */
       pageRange: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
         WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4 AND key < $7 ORDER BY key OFFSET $5 LIMIT $6`,
+      /**
+       * The `leaf` pages: the leaf index holds live keys by (depth, key), so the keys with `$7` slashes
+       * in `[$4, $8)` are one index range, already in key order. Same parameters as above, depth `$7`.
+       */
+      pageLeafFrom: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
+        WHERE ${SCOPE_WHERE} AND NOT deleted AND ${n.keyDepthFunction}(key) = $7::integer AND key >= $4
+        ORDER BY key OFFSET $5 LIMIT $6`,
+      pageLeafRange: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
+        WHERE ${SCOPE_WHERE} AND NOT deleted AND ${n.keyDepthFunction}(key) = $7::integer AND key >= $4 AND key < $8
+        ORDER BY key OFFSET $5 LIMIT $6`,
+      /** `leaf` counts walk the same index range (`$4` low, `$5` depth, `$6` high) without reading a row. */
+      countLeafFrom: `SELECT count(*)::bigint AS live FROM ${n.resources}
+        WHERE ${SCOPE_WHERE} AND NOT deleted AND ${n.keyDepthFunction}(key) = $5::integer AND key >= $4`,
+      countLeafRange: `SELECT count(*)::bigint AS live FROM ${n.resources}
+        WHERE ${SCOPE_WHERE} AND NOT deleted AND ${n.keyDepthFunction}(key) = $5::integer AND key >= $4 AND key < $6`,
       countCounter: `SELECT live FROM ${n.counts} WHERE ${SCOPE_WHERE} AND prefix = $4`,
       countFrom: `SELECT count(*)::bigint AS live FROM ${n.resources} WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4`,
       countRange: `SELECT count(*)::bigint AS live FROM ${n.resources} WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4 AND key < $5`,

@@ -20,20 +20,16 @@ import { type ContentOwner, ResourceInstance } from "./resource-instance.js";
 import { assertContent } from "./single-resource.js";
 
 /**
- * `pattern.matches`, answered without splitting the key for the common `literal/…/*` shape (the wildcard
- * last): such a key is the literal prefix followed by one non-empty segment. A scan tests every key under
- * the prefix, so this runs once per stored key.
+ * Whether every key of the pattern is its literal prefix plus one segment (`items/*`, `a/b/[id]`, `*`):
+ * all segments literal but the last, which is `*` or `[name]`. Such a collection's keys are the keys of
+ * a `leaf` listing of its literal prefix, less the key equal to the prefix itself (an empty segment).
  */
-function keyMatcher(pattern: CollectionDefinition<any>["compiledPattern"]): (key: string) => boolean {
-  const { segments, literalPrefix } = pattern;
+function isOneLevel(pattern: CollectionDefinition<any>["compiledPattern"]): boolean {
+  const { segments } = pattern;
   const last = segments.length - 1;
-  const trailingWildcard =
-    pattern.kind === "wildcard" &&
-    segments[last]?.type === "wildcard" &&
-    segments.every((segment, i) => i === last || segment.type === "literal");
-  if (!trailingWildcard) return (key) => pattern.matches(key);
-  const from = literalPrefix.length;
-  return (key) => key.length > from && key.startsWith(literalPrefix) && !key.includes("/", from);
+  return segments.every((segment, i) =>
+    i === last ? segment.type === "wildcard" || segment.type === "param" : segment.type === "literal",
+  );
 }
 
 /**
@@ -50,6 +46,8 @@ export class CollectionRuntime implements ContentOwner {
   private readonly source: TemplateSource;
   private readonly instances = new Map<string, ResourceInstance>();
   private readonly hookContext: InstanceHookContext;
+  /** Whether pages and counts run in the store as `leaf` listings (see {@link CollectionRuntime.page}). */
+  private readonly oneLevel: boolean;
 
   constructor(
     ctx: ResourceRuntimeContext,
@@ -67,6 +65,7 @@ export class CollectionRuntime implements ContentOwner {
       log: (message) => ctx.log.info(message, { resource: accessor }),
       scopeType: def.scope,
     };
+    this.oneLevel = isOneLevel(def.compiledPattern);
     this.handle = this.createHandle();
   }
 
@@ -142,9 +141,15 @@ export class CollectionRuntime implements ContentOwner {
   }
 
   /**
-   * Live instance records under a full-key prefix, in key order. A `**` pattern behind a literal prefix
-   * pages in the store; any other pattern may share its prefix with keys it does not match, so the whole
-   * prefix is read and filtered (the specification's "one unbounded scan").
+   * Live instance records under a full-key prefix, in key order, and how many there are. Pages and counts
+   * run in the store wherever its key order lines up with the pattern:
+   * - a one-level pattern (`items/*`, `a/[id]`, `*`) pages and counts with `leaf: true`, which leaves out
+   *   deeper keys under the prefix (an `items/**` collection's, a single resource at `items/a/b`);
+   * - a `**` pattern behind a literal prefix (`files/**`) pages and counts by plain prefix.
+   * Any other pattern (a variable segment before the last, as in `[topic]/notes`, `a/[x]/b` or a leading
+   * `*`; or a bare `**`) may share its prefix with keys it does not match at any depth, so the whole
+   * prefix is read and filtered (the specification's "one unbounded scan"); so is a `maxInstances`
+   * eviction, which sorts every instance by age.
    */
   async page(
     prefix: string | undefined,
@@ -153,6 +158,7 @@ export class CollectionRuntime implements ContentOwner {
   ): Promise<{ records: ResourceStateRecord[]; total: number }> {
     const pattern = this.def.compiledPattern;
     const listPrefix = pattern.listPrefix(prefix);
+    if (this.oneLevel) return this.leafPage(listPrefix, offset, limit);
     if (pattern.kind === "deep" && pattern.literalPrefix !== "") {
       const page = await this.store.list(this.address, {
         prefix: listPrefix,
@@ -162,13 +168,50 @@ export class CollectionRuntime implements ContentOwner {
       const records = page.items.filter((r) => pattern.matches(r.key));
       return { records, total: page.total };
     }
-    const matches = keyMatcher(pattern);
     const all = (await this.store.list(this.address, { prefix: listPrefix })).items.filter((r) =>
-      matches(r.key),
+      pattern.matches(r.key),
     );
     return {
       records: all.slice(offset, limit === undefined ? undefined : offset + limit),
       total: all.length,
+    };
+  }
+
+  /**
+   * A page of a one-level collection from the store's `leaf` listing. The only key of that listing that
+   * is not an item is the literal prefix itself (`items/`: an empty segment, e.g. a single resource
+   * stored there), listed only for exactly that prefix and first in key order when present. The page
+   * asks for one record more, so it is whole with or without that key in front; from offset 0 the page
+   * shows whether the key is there, from further on one point read beside the page does.
+   */
+  private async leafPage(
+    listPrefix: string,
+    offset: number,
+    limit: number | undefined,
+  ): Promise<{ records: ResourceStateRecord[]; total: number }> {
+    const literalPrefix = this.def.compiledPattern.literalPrefix;
+    // A prefix with a "/" past the literal prefix reaches below the items: nothing there matches.
+    if (listPrefix.includes("/", literalPrefix.length)) return { records: [], total: 0 };
+    const window = (extra: number) => (limit === undefined ? { offset } : { offset, limit: limit + extra });
+    const list = (extra: number) =>
+      this.store.list(this.address, { prefix: listPrefix, leaf: true, ...window(extra) });
+    if (listPrefix !== literalPrefix) {
+      const { items, total } = await list(0);
+      return { records: items, total };
+    }
+    const [{ items, total }, folderListed] =
+      offset === 0
+        ? await list(1).then((page) => [page, page.items[0]?.key === listPrefix] as const)
+        : await Promise.all([
+            list(1),
+            this.store.getState(this.address, listPrefix).then((record) => record !== null),
+          ]);
+    // With the prefix key at leaf position 0, item i sits at position i + 1: the first record listed
+    // is the prefix key (offset 0) or the item before the page.
+    const records = folderListed ? items.slice(1) : items;
+    return {
+      records: limit === undefined ? records : records.slice(0, limit),
+      total: folderListed ? Math.max(0, total - 1) : total,
     };
   }
 
@@ -179,6 +222,13 @@ export class CollectionRuntime implements ContentOwner {
 
   async countAll(): Promise<number> {
     const pattern = this.def.compiledPattern;
+    if (this.oneLevel) {
+      const [total, folder] = await Promise.all([
+        this.store.count(this.address, pattern.literalPrefix, { leaf: true }),
+        this.store.getState(this.address, pattern.literalPrefix),
+      ]);
+      return folder === null ? total : Math.max(0, total - 1);
+    }
     if (pattern.kind === "deep" && pattern.literalPrefix !== "")
       return this.store.count(this.address, pattern.literalPrefix);
     return (await this.page(undefined)).total;

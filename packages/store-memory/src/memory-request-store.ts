@@ -1,12 +1,11 @@
 import type { ActiveRequestEntry, RequestStatus, RequestStore, RetentionPolicy } from "@flowrt/core";
+import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import { finishedToPurge } from "./finished-to-purge.js";
 import { checkOptionalString, checkString } from "./json-text.js";
 import { type ListenerErrorHandler, MemoryEventLog } from "./memory-event-log.js";
 import { checkPatch, checkStatus, RequestRow } from "./request-row.js";
 
 export type { ListenerErrorHandler } from "./memory-event-log.js";
-
-const TERMINAL: readonly RequestStatus[] = ["completed", "failed", "aborted"];
 
 const oldestFirst = (a: RequestRow, b: RequestRow) =>
   a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1;
@@ -151,7 +150,8 @@ export function createMemoryRequestStore(onListenerError: ListenerErrorHandler) 
           : (policy.now ?? Date.now()) - policy.maxAgeMs;
 
       const finished: RequestRow[] = [];
-      for (const status of TERMINAL) for (const row of byStatus.get(status)!) finished.push(row);
+      for (const status of TERMINAL_REQUEST_STATUSES)
+        for (const row of byStatus.get(status)!) finished.push(row);
       const purged = finishedToPurge(finished, maxCount ?? Number.POSITIVE_INFINITY, cutoff);
       for (const row of purged) {
         rows.delete(row.id);

@@ -16,7 +16,6 @@ import {
   TERMINAL_REQUEST_STATUSES,
   type WebhookBinding,
 } from "@flowrt/core";
-import { cloneJson } from "../state/json.js";
 import type { HostLogger } from "./logger.js";
 import type { FlowRegistry, RegisteredFlow } from "./registry.js";
 
@@ -163,7 +162,8 @@ export class RequestRunner {
       requestId,
       type,
       at: new Date().toISOString(),
-      data: cloneJson(data),
+      // The store copies what it keeps (as JSON), so the data goes in as given.
+      data,
     });
   }
 

@@ -1,11 +1,10 @@
 import { FlowError, type PrincipalResolutionRequest } from "@flowrt/core";
 import type { Caller } from "../host/types.js";
 import type { HttpRequest } from "./types.js";
+import { decodeUtf8 } from "./utf8.js";
 
 /** The default body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** Parses a JSON body: empty → `undefined`; malformed → 400 `invalid-json`; over the limit → 413. */
 export function parseJsonBody(request: HttpRequest, limit = DEFAULT_BODY_LIMIT): unknown {
@@ -16,12 +15,8 @@ export function parseJsonBody(request: HttpRequest, limit = DEFAULT_BODY_LIMIT):
       details: { limit },
     });
   }
-  let text: string;
-  try {
-    text = decoder.decode(raw);
-  } catch {
-    throw new FlowError("invalid-json", "The request body is not valid UTF-8.");
-  }
+  const text = decodeUtf8(raw);
+  if (text === null) throw new FlowError("invalid-json", "The request body is not valid UTF-8.");
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);

@@ -9,15 +9,20 @@ import { parseBlockInput } from "../blocks/validate-io.js";
 import type { FlowHost } from "../host/flow-host.js";
 import type { RegisteredFlow } from "../host/registry.js";
 import type { Caller } from "../host/types.js";
+import { decodeUtf8 } from "../http/utf8.js";
 
 export type WebhookOutcome =
   | { status: 200; body: unknown }
   | { status: 202; body: { requestId: string } | { ignored: true; reason: string } };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+function decodeOrThrow(rawBody: Uint8Array): string {
+  const text = decodeUtf8(rawBody);
+  if (text === null) throw new TypeError("The body is not valid UTF-8.");
+  return text;
+}
 
 function defaultParse(rawBody: Uint8Array): unknown {
-  return JSON.parse(utf8.decode(rawBody));
+  return JSON.parse(decodeOrThrow(rawBody));
 }
 
 function hasOwnBinding(on: Readonly<Record<string, WebhookBinding>>, eventType: string | null) {

@@ -17,6 +17,9 @@ const things = defineResourceCollection({
 });
 const declarations = { items, things };
 
+/** The `total` of an offset page (external collections page by cursor and have none). */
+const totalOf = (pagination: object) => (pagination as { total?: number }).total;
+
 const names = Array.from({ length: 12 }, (_, i) => String.fromCharCode(97 + i)); // a … l
 /** Keys under the collections' prefixes that are not their items: deeper ones, and the prefix itself. */
 const strangers = (base: string, withPrefixKey: boolean) => [
@@ -69,7 +72,7 @@ describe.each(STORE_FACTORIES)("one-level collection pages ($name store)", (fact
         }
         const under = async (topicPrefix: string) => {
           const { items: listed, pagination } = await api.listItems(ref, { topicPrefix });
-          return { topics: listed.map((item) => item.topic), total: pagination.total };
+          return { topics: listed.map((item) => item.topic), total: totalOf(pagination) };
         };
         expect(await under(`${base}/a`)).toEqual({ topics: [`${base}/a`], total: 1 });
         expect(await under(`${base}/a/`)).toEqual({ topics: [], total: 0 });
@@ -96,7 +99,7 @@ describe.each(STORE_FACTORIES)("one-level collection pages ($name store)", (fact
       "items/f",
       "items/g",
     ]);
-    expect((await api.listItems("items", { limit: 2 })).pagination.total).toBe(12);
+    expect(totalOf((await api.listItems("items", { limit: 2 })).pagination)).toBe(12);
     expect(lists.length).toBeGreaterThan(0);
     for (const options of lists) expect(options).toMatchObject({ leaf: true, limit: expect.any(Number) });
 

@@ -33,7 +33,7 @@ export function withResourceHooks(stores: FlowStores, hooks: ResourceHooks): Flo
     },
     touch: (address, key, at) => inner.touch(address, key, at),
     list: (address, options) => inner.list(address, options),
-    count: (address, prefix) => inner.count(address, prefix),
+    count: (address, prefix, options) => inner.count(address, prefix, options),
     getContent: (address, key) => inner.getContent(address, key),
     async putContent(address, key, content) {
       await hooks.beforePutContent?.(address, key, content);

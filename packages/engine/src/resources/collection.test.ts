@@ -29,11 +29,13 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
   const notes = defineResourceCollection({ pattern: "notes/*", scope: "session", stateSchema: schema });
 
   it("create creates when missing and throws when the key exists (nothing changed)", async () => {
-    const { h } = await open({ notes });
+    const { h, events } = await open({ notes });
     const made = await h.notes.create("a", { title: "A" });
     expect(made.state).toEqual({ title: "A", n: 0 });
+    events.length = 0;
     expect((await rejection(h.notes.create("a", { title: "B" }))).code).toBe("topic-exists");
     expect(await stored("notes/a")).toEqual({ title: "A", n: 0 });
+    expect(events).toEqual([]);
   });
 
   it("create with replace replaces an existing instance with setState semantics (defaults fill) and creates a missing one", async () => {
@@ -98,10 +100,12 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
   });
 
   it("a key outside the pattern is refused with invalid-key and nothing is stored", async () => {
-    const { h } = await open({ notes });
+    const { h, events } = await open({ notes });
     expect((await rejection(h.notes.create("a/b"))).code).toBe("invalid-key");
     expect((await rejection(h.notes.create(""))).code).toBe("invalid-key");
     expect(await h.notes.count()).toBe(0);
+    expect((await stores.resources.list(address, { prefix: "" })).total).toBe(0);
+    expect(events).toEqual([]);
   });
 
   it("a collection lists only keys its pattern matches, even when another resource shares the prefix", async () => {
@@ -120,11 +124,14 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
       scope: "session",
       stateSchema: schema,
     });
-    const { h } = await open({ topics });
+    const { h, events } = await open({ topics });
     const made = await h.topics.create({ topic: "cats" }, { title: "c" });
     expect(made.path).toBe("cats/notes");
     expect((await h.topics.get({ topic: "cats" })).state.title).toBe("c");
+    events.length = 0;
     expect((await rejection(h.topics.create({ nope: "x" }))).code).toBe("invalid-key");
+    expect(await h.topics.count()).toBe(1);
+    expect(events).toEqual([]);
   });
 
   it("maxInstances with eviction none throws collection-full at the cap and stores nothing", async () => {

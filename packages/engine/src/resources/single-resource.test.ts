@@ -149,6 +149,15 @@ describe.each(STORE_FACTORIES)("single resources ($name store)", (factory) => {
     expect(await stores.resources.getContent(address, "profile")).toBe("Bye {name}");
   });
 
+  it("writeContent refuses content that is not a string, storing nothing and emitting nothing", async () => {
+    const { h, events } = await scopeWith({ profile });
+    const refused = await rejection(h.profile.writeContent(42));
+    expect(refused.code).toBe("resource-write-refused");
+    expect(refused.message).toMatch(/content must be a string/);
+    expect(await stores.resources.getContent(address, "profile")).toBeNull();
+    expect(events).toEqual([]);
+  });
+
   it("contentFile is read lazily as the initial body", async () => {
     const dir = await mkdtemp(join(tmpdir(), "flowrt-content-"));
     const file = join(dir, "intro.md");

@@ -61,6 +61,11 @@ const notebook = defineFlow({
   actions: { addNote: { block: addNote }, fail: { block: fail }, waitForAbort: { block: waitForAbort } },
 });
 
+/** Every request record in the host's store, whatever its status. */
+function allRequests(host: FlowHost) {
+  return host.stores.requests.listByStatus(["queued", "running", "completed", "failed", "aborted"]);
+}
+
 async function rejection(promise: Promise<unknown>) {
   const error = await promise.then(
     () => undefined,
@@ -104,6 +109,7 @@ describe.each(storeFactories)("runtime host on the $name store", (factory) => {
     );
     expect(error.code).toBe("unauthorized");
     expect((await host.stores.sessions.list({})).total).toBe(0);
+    expect(await allRequests(host)).toEqual([]);
   });
 
   it("a resolver that throws fails closed (401) without logging its message", async () => {
@@ -125,6 +131,8 @@ describe.each(storeFactories)("runtime host on the $name store", (factory) => {
     const error = await rejection(host.invoke("notebook", "addNote", headerCaller("teapot"), { input: {} }));
     expect(error.code).toBe("principal-resolution-failed");
     expect(error.status).toBe(418);
+    expect((await host.stores.sessions.list({})).total).toBe(0);
+    expect(await allRequests(host)).toEqual([]);
   });
 
   it("a session's user is bound for life: another user gets UserBindingMismatchError at context creation", async () => {
@@ -169,6 +177,8 @@ describe.each(storeFactories)("runtime host on the $name store", (factory) => {
       }),
     );
     expect(otherBoth.code).toBe("user-binding-mismatch");
+    expect((await allRequests(host)).map((r) => r.id)).toEqual([request.id]);
+    expect((await host.stores.sessions.list({})).total).toBe(1);
   });
 
   it("an orgId in the body never changes the org", async () => {
@@ -201,6 +211,7 @@ describe.each(storeFactories)("runtime host on the $name store", (factory) => {
     );
     const again = await rejection(host.abortRequest(request.id, headerCaller("u1")));
     expect(again.code).toBe("request-finished");
+    expect(await host.stores.requests.readEvents(request.id, 0)).toEqual(events);
   });
 
   it("retry re-runs a finished request with the same input", async () => {
@@ -260,6 +271,8 @@ describe("instance ownership", () => {
       const error = await rejection(host.invoke("g2", "noop", headerCaller("u1"), { sessionId: session.id }));
       expect(error.code).toBe("wrong-instance-session");
       expect(resolverCalls).toBe(0);
+      expect(await allRequests(host)).toEqual([]);
+      expect((await host.stores.sessions.list({})).total).toBe(1);
     });
   });
 
@@ -298,6 +311,8 @@ describe("instance ownership", () => {
       several.invoke("open-a", "noop", { source: "http" }, { sessionId: "legacy" }),
     );
     expect(error.code).toBe("migration-required");
+    expect((await allRequests(several)).map((r) => r.id)).toEqual([request.id]);
+    expect((await several.stores.sessions.list({})).total).toBe(1);
     await several.close();
     await made.destroy();
   });

@@ -1,4 +1,5 @@
 import type { CasResult, JsonObject, ResourceStateRecord, ResourceStore, ScopeAddress } from "@flowrt/core";
+import { checkJsonObject } from "./json-text.js";
 import type { Row } from "./row.js";
 import { RowIndex } from "./row-index.js";
 import {
@@ -6,7 +7,6 @@ import {
   checkAddress,
   checkCondition,
   checkKey,
-  checkObject,
   checkPrefix,
   pageWindow,
   toJsonText,
@@ -96,7 +96,7 @@ export function createMemoryResourceStore(): ResourceStore {
 
     async putState(address, key, state, condition) {
       checkKey(key);
-      checkObject(state, "resource state");
+      checkJsonObject(state, "resource state");
       checkCondition(condition);
       const bucket = open(address);
       const row = bucket.rows.get(key);

@@ -1,5 +1,6 @@
 import type { ScopeAddress, ScopeStateStore } from "@flowrt/core";
-import { admits, checkAddress, checkCondition, checkObject, toJsonText } from "./validate.js";
+import { checkJsonObject } from "./json-text.js";
+import { admits, checkAddress, checkCondition, toJsonText } from "./validate.js";
 
 /** A state record as JSON text: copied in with one stringify, out with one parse. */
 interface StateRow {
@@ -21,7 +22,7 @@ export function createMemoryScopeStateStore(): ScopeStateStore {
     },
     async put(address, value, condition) {
       checkAddress(address);
-      checkObject(value, "scope state");
+      checkJsonObject(value, "scope state");
       checkCondition(condition);
       const id = addressId(address);
       const current = records.get(id);

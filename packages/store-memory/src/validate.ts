@@ -29,12 +29,6 @@ export function checkPrefix(prefix: string | undefined): string {
   return prefix;
 }
 
-export function checkObject(value: JsonObject, what: string): void {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`store-memory: ${what} must be a JSON object.`);
-  }
-}
-
 export function checkCondition(condition: WriteCondition): void {
   const ok =
     typeof condition === "object" &&

@@ -1,9 +1,8 @@
 import { objectShapeKeys } from "../blocks/schema.js";
 import { assertKnownKeys, assertOptions, describe, optionalSchema } from "../blocks/validate.js";
 import { DefinitionError } from "../errors.js";
+import type { ScopeKind } from "../store/contract.js";
 import type { ScopeDefinition } from "./flow-types.js";
-
-export type ScopeName = "session" | "user" | "org";
 
 const EMPTY_SCOPE: ScopeDefinition = Object.freeze({ stateSchema: undefined, client: undefined });
 
@@ -11,7 +10,7 @@ const EMPTY_SCOPE: ScopeDefinition = Object.freeze({ stateSchema: undefined, cli
  * Checks a flow's `session`/`user`/`org` option. `expose` fields must exist in the schema's shape: a
  * misspelt field would otherwise silently publish nothing.
  */
-export function normalizeScopeConfig(flowKind: string, scope: ScopeName, value: unknown): ScopeDefinition {
+export function normalizeScopeConfig(flowKind: string, scope: ScopeKind, value: unknown): ScopeDefinition {
   if (value === undefined) return EMPTY_SCOPE;
   const where = `Flow "${flowKind}" ${scope}`;
   assertOptions(where, value);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isZodSchema } from "../blocks/schema.js";
 import type { ScopeKind } from "../store/contract.js";
 import { describeValue, listOf, refuseOption, resourceLabel } from "./definition-issue.js";
 import { isSingleResourceDefinition } from "./guards.js";
@@ -212,15 +213,10 @@ export class OptionReader {
   }
 }
 
-/** Recognises a zod 4 object schema structurally, so that two installed copies of zod both work. */
-export function isZodObject(value: unknown): value is z.ZodObject {
-  const internals = (value as { _zod?: { def?: { type?: unknown; shape?: unknown } } } | null)?._zod;
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    internals?.def?.type === "object" &&
-    typeof (value as { safeParse?: unknown }).safeParse === "function"
-  );
+/** A zod 4 object schema, recognised structurally (as every schema option is) so that two installed copies of zod both work. */
+function isZodObject(value: unknown): value is z.ZodObject {
+  // `def` is read defensively: a look-alike with `_zod` but no `def` is simply not a schema.
+  return isZodSchema(value) && (value._zod as { def?: { type?: unknown } }).def?.type === "object";
 }
 
 /**

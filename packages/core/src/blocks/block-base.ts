@@ -12,7 +12,7 @@ import {
 
 const COMMON_KEYS = ["name", "description", "inputSchema", "outputSchema", "resources"] as const;
 
-export interface BlockBaseFields<TKind extends BlockKind> {
+interface BlockBaseFields<TKind extends BlockKind> {
   readonly [DEFINITION_KIND]: "block";
   readonly kind: TKind;
   readonly name: string;

@@ -81,7 +81,7 @@ export interface ClientConfigView {
   live?: boolean;
 }
 
-export type ResourceType = "single" | "collection" | "external";
+type ResourceType = "single" | "collection" | "external";
 
 const CONTENT_FLAGS = ["read", "prefetch", "create", "update", "delete"] as const;
 const WRITE_FLAGS = ["create", "update", "delete"] as const;

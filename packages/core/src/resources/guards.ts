@@ -1,4 +1,4 @@
-import { DEFINITION_KIND, definitionKindOf } from "../brand.js";
+import { definitionKindOf } from "../brand.js";
 import type {
   AnyResourceDefinition,
   CollectionDefinition,
@@ -29,6 +29,3 @@ export function isCollectionDefinition(value: unknown): value is CollectionDefin
 export function isExternalCollectionDefinition(value: unknown): value is ExternalCollectionDefinition<any> {
   return isResourceDefinition(value) && value.type === "external";
 }
-
-/** The brand key, re-exported for definition objects built here. */
-export { DEFINITION_KIND };

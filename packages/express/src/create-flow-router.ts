@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { createHttpHandler, type FlowHost, type HttpRequest } from "@flowrt/engine";
+import { createHttpHandler, DEFAULT_BODY_LIMIT, type FlowHost, type HttpRequest } from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
 import { problem } from "./problem.js";
 import { BodyReadError, discardBody, readRawBody } from "./raw-body.js";
@@ -11,8 +11,6 @@ export interface FlowRouterOptions {
   /** How often an idle event stream sends a `: ping` comment, in milliseconds. @default 15000 */
   heartbeatMs?: number;
 }
-
-const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 function queryOf(search: string): HttpRequest["query"] {
   const query: Record<string, string | string[]> = {};
@@ -70,10 +68,10 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
         res.destroy();
         return;
       }
-      if (error instanceof BodyReadError) {
+      if (error instanceof BodyReadError && error.code !== "client-closed") {
         await discardBody(req);
         const extra = error.status === 413 ? { limit: bodyLimit } : {};
-        problem(res, error.status, error.code, error.message, extra);
+        problem(res, error.code, error.message, extra);
         return;
       }
       host.logger.error("flow router failed", {
@@ -81,7 +79,7 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
         path: req.originalUrl,
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       });
-      problem(res, 500, "internal-error", "An unexpected error occurred.");
+      problem(res, "internal-error", "An unexpected error occurred.");
     }
   };
 

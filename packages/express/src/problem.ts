@@ -1,34 +1,21 @@
 import type { ServerResponse } from "node:http";
-
-const TITLES: Record<number, string> = {
-  400: "Bad Request",
-  413: "Content Too Large",
-  500: "Internal Server Error",
-};
+import { FlowError } from "@flowrt/core";
+import { problemFor } from "@flowrt/engine";
 
 /**
  * Answers with `application/problem+json` for the few failures the adapter detects itself (before the
- * engine sees the request). The body has the engine's shape; nothing from an exception (message,
- * stack) is copied into it.
+ * engine sees the request). The body comes from the engine's `problemFor`, so titles and the public
+ * extensions stay in one place; nothing from an unexpected exception (message, stack) reaches it.
  */
 export function problem(
   res: ServerResponse,
-  status: number,
-  code: string,
+  code: "invalid-request" | "payload-too-large" | "internal-error",
   detail: string,
-  extensions: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
+  details: Record<string, unknown> = {},
 ): void {
-  const body = JSON.stringify({
-    type: "about:blank",
-    title: TITLES[status] ?? "Error",
-    status,
-    code,
-    detail,
-    ...extensions,
-  });
-  res.writeHead(status, {
-    ...headers,
+  const problemBody = problemFor(new FlowError(code, detail, { details }));
+  const body = JSON.stringify(problemBody);
+  res.writeHead(problemBody.status, {
     "content-type": "application/problem+json",
     "content-length": String(Buffer.byteLength(body)),
   });

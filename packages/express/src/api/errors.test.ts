@@ -71,6 +71,7 @@ describe("body limit: 413 beyond it", () => {
     try {
       const sid = await createSession(small.url, "open", {}, { userId: "bob" });
       const big = { topic: "a", content: "y".repeat(100) };
+      const before = await dumpStores(small.stores);
       for (const res of [
         await request(small.url).post(`${API}/sessions/${sid}/resources/notes`).send(big),
         await request(small.url).post(`${API}/open/actions/touch`).send({ input: big, userId: "bob" }),
@@ -78,6 +79,8 @@ describe("body limit: 413 beyond it", () => {
       ]) {
         expect(expectProblem(res, 413, "payload-too-large").limit).toBe(64);
       }
+      // No resource, request, event or webhook dispatch came of any refused body.
+      expect(await dumpStores(small.stores)).toEqual(before);
     } finally {
       await small.close();
     }

@@ -168,8 +168,8 @@ const coreRoutes: Route<HttpContext>[] = [
   {
     method: "POST",
     path: "/:flowId/sessions",
-    handler: async (req, { flowId }, { host, bodyLimit }) => {
-      const body = parseObjectBody(req, bodyLimit);
+    handler: async (req, { flowId }, { host }) => {
+      const body = parseObjectBody(req);
       const metadata = body.metadata;
       if (
         metadata !== undefined &&
@@ -194,7 +194,7 @@ const coreRoutes: Route<HttpContext>[] = [
     method: "POST",
     path: "/:flowId/actions/:action",
     handler: async (req, { flowId, action }, ctx) => {
-      const body = parseObjectBody(req, ctx.bodyLimit);
+      const body = parseObjectBody(req);
       const sessionId = optionalString(body, "sessionId");
       const { request, session } = await ctx.host.invoke(flowId!, action!, httpCaller(req, body), {
         input: body.input,

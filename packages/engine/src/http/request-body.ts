@@ -6,15 +6,13 @@ import { decodeUtf8 } from "./utf8.js";
 /** The default body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** Parses a JSON body: empty → `undefined`; malformed → 400 `invalid-json`; over the limit → 413. */
-export function parseJsonBody(request: HttpRequest, limit = DEFAULT_BODY_LIMIT): unknown {
+/**
+ * Parses a JSON body: empty → `undefined`; malformed → 400 `invalid-json`. The size limit (413) is
+ * enforced once, for every route, by the handler before any route runs.
+ */
+export function parseJsonBody(request: HttpRequest): unknown {
   const raw = request.rawBody;
   if (!raw || raw.byteLength === 0) return undefined;
-  if (raw.byteLength > limit) {
-    throw new FlowError("payload-too-large", `The request body exceeds ${limit} bytes.`, {
-      details: { limit },
-    });
-  }
   const text = decodeUtf8(raw);
   if (text === null) throw new FlowError("invalid-json", "The request body is not valid UTF-8.");
   if (text.trim() === "") return undefined;
@@ -26,8 +24,8 @@ export function parseJsonBody(request: HttpRequest, limit = DEFAULT_BODY_LIMIT):
 }
 
 /** An object body (or `{}` when empty); anything else is a 400. */
-export function parseObjectBody(request: HttpRequest, limit?: number): Record<string, unknown> {
-  const body = parseJsonBody(request, limit);
+export function parseObjectBody(request: HttpRequest): Record<string, unknown> {
+  const body = parseJsonBody(request);
   if (body === undefined) return {};
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new FlowError("invalid-request", "The request body must be a JSON object.");

@@ -34,8 +34,8 @@ export const resourceRoutes: Route<HttpContext>[] = [
   {
     method: "POST",
     path: base,
-    handler: async (req, { sessionId, ref }, { host, bodyLimit }) => {
-      const body = parseObjectBody(req, bodyLimit);
+    handler: async (req, { sessionId, ref }, { host }) => {
+      const body = parseObjectBody(req);
       const api = await host.resourceApi(sessionId!, httpCaller(req));
       return json(201, await api.createItem(ref!, body));
     },
@@ -49,8 +49,8 @@ export const resourceRoutes: Route<HttpContext>[] = [
   {
     method: "PATCH",
     path: `${base}/*topic/content`,
-    handler: async (req, { sessionId, ref, topic }, { host, bodyLimit }) => {
-      const body = parseObjectBody(req, bodyLimit);
+    handler: async (req, { sessionId, ref, topic }, { host }) => {
+      const body = parseObjectBody(req);
       const api = await host.resourceApi(sessionId!, httpCaller(req));
       return json(200, await api.patchItemContent(ref!, topic!, body));
     },

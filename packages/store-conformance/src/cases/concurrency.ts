@@ -53,6 +53,10 @@ export const concurrencyCases = [
         stores.scopeState.put(scope, { who: "b" }, { type: "absent" }),
       ]);
       expect(scopeResults.filter((result) => result.ok)).toHaveLength(1);
+      const scopeLoser = scopeResults.find((result) => !result.ok);
+      const scopeStored = await stores.scopeState.get(scope);
+      expect(scopeStored?.version).toBe(1);
+      expect(scopeLoser).toEqual({ ok: false, current: scopeStored });
     },
   ),
 

@@ -14,6 +14,7 @@ export const resourceStateCases = [
         ok: false,
         current: null,
       });
+      expect(await r.getState(address, "doc")).toBeNull();
 
       const before = Date.now();
       expect(await r.putState(address, "doc", { n: 1 }, { type: "absent" })).toEqual({
@@ -41,6 +42,8 @@ export const resourceStateCases = [
         ok: false,
         current: { value: { n: 2 }, version: 2 },
       });
+      // Lost writes leave nothing behind: neither the value nor a version bump.
+      expect(await r.getState(address, "doc")).toMatchObject({ state: { n: 2 }, version: 2 });
       expect(await r.putState(address, "doc", { n: 3 }, { type: "any" })).toEqual({ ok: true, version: 3 });
       const updated = await r.getState(address, "doc");
       expect(updated).toMatchObject({

@@ -33,6 +33,7 @@ export const scopeStateCases = [
         ok: false,
         current: { value: { n: 2 }, version: 2 },
       });
+      expect(await stores.scopeState.get(address)).toEqual({ value: { n: 2 }, version: 2 });
       expect(await stores.scopeState.put(address, { n: 3 }, { type: "any" })).toEqual({
         ok: true,
         version: 3,

@@ -80,19 +80,14 @@ export class SessionService {
    * owner. Checked before any resolver runs; the owner id is an address, not an authorization.
    */
   checkAddress(addressed: RegisteredFlow, session: SessionRecord): void {
-    const owner = session.flowId
-      ? this.registry.find(session.flowId)
-      : (() => {
-          const instances = this.registry.instancesOfKind(session.flowKind);
-          if (instances.length > 1) {
-            throw new FlowError(
-              "migration-required",
-              `Session "${session.id}" has no recorded owner and kind "${session.flowKind}" has several instances; migrate it to one.`,
-            );
-          }
-          return instances[0];
-        })();
-    if (!owner || owner.id !== addressed.id) {
+    // An unrecorded owner is placed as everywhere else (its kind's only instance, else migration-required);
+    // a kind with no instance here, like a recorded owner not served here, is another instance.
+    const ownerId = session.flowId
+      ? session.flowId
+      : this.registry.instancesOfKind(session.flowKind).length > 0
+        ? this.registry.ownerOf(session).id
+        : undefined;
+    if (ownerId !== addressed.id) {
       throw new FlowError(
         "wrong-instance-session",
         `Session "${session.id}" belongs to another flow instance than "${addressed.id}".`,

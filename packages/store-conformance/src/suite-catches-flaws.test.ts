@@ -17,6 +17,7 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   ],
   "restarts-version-after-delete": ["resources/tombstone"],
   "throws-on-conflict": ["resources/cas", "concurrency/create-only-race"],
+  "writes-on-lost-cas": ["resources/cas", "scope-state/cas"],
   "wildcard-prefix": ["resources/list-prefix-plain", "resources/list-leaf-prefix-plain"],
   "insertion-order-list": ["resources/list-order", "resources/list-paging", "resources/list-leaf"],
   "code-point-order": ["resources/list-order-astral", "resources/list-leaf"],

@@ -18,6 +18,7 @@ export type NaiveStoreFlaw =
   | "aliases-stored-values"
   | "restarts-version-after-delete"
   | "throws-on-conflict"
+  | "writes-on-lost-cas"
   | "wildcard-prefix"
   | "insertion-order-list"
   | "code-point-order"
@@ -239,7 +240,11 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
       },
       async put(address, value, condition) {
         const live = scopeState.get(addr(address)) ?? null;
-        if (!admits(condition, live)) return { ok: false, current: live ? copy(live) : null };
+        if (!admits(condition, live)) {
+          const current = live ? copy(live) : null;
+          if (flaw === "writes-on-lost-cas" && live) live.value = copy(value);
+          return { ok: false, current };
+        }
         const version = (live?.version ?? 0) + 1;
         scopeState.set(addr(address), { value: copy(value), version });
         return { ok: true, version };
@@ -257,7 +262,9 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         if (flaw === "racy-compare-and-swap") await tick();
         if (!admits(condition, live)) {
           if (flaw === "throws-on-conflict") throw new Error("version conflict");
-          return { ok: false, current: live ? { value: copy(live.state!), version: live.version } : null };
+          const current = live ? { value: copy(live.state!), version: live.version } : null;
+          if (flaw === "writes-on-lost-cas" && live) live.state = copy(state);
+          return { ok: false, current };
         }
         const now = Date.now();
         const version = (row?.version ?? 0) + 1;

@@ -5,6 +5,7 @@ import {
   FlowError,
   type InstanceHookContext,
   type JsonObject,
+  type ResourceIdentity,
   type ResourceStateRecord,
   resourceIdentity,
   type ScopeAddress,
@@ -95,26 +96,7 @@ export class CollectionRuntime implements ContentOwner {
         schema: this.def.stateSchema,
         backend: resourceCellBackend(this.store, this.address, path),
         mustExist: true,
-        onChange: async ({ next, previous, created }) => {
-          const key = this.def.compiledPattern.fromPath(path, this.accessor);
-          if (created)
-            this.runHook("onInstanceCreated", () =>
-              this.def.onInstanceCreated?.(key, next, this.hookContext),
-            );
-          else
-            this.runHook("onInstanceUpdated", () =>
-              this.def.onInstanceUpdated?.(key, next, previous, this.hookContext),
-            );
-          await announceChange(this.ctx, {
-            def: this.def,
-            accessor: this.accessor,
-            kind: "collection",
-            change: created ? "created" : "updated",
-            identity,
-            state: next,
-            previousState: previous,
-          });
-        },
+        onChange: ({ next, previous, created }) => this.stateChanged(identity, created, next, previous),
       });
       instance = new ResourceInstance(identity, cell, this);
       this.instances.set(path, instance);
@@ -135,9 +117,11 @@ export class CollectionRuntime implements ContentOwner {
     return this.instance(path, record);
   }
 
-  /** Records LRU access (only collections that evict by recency pay for it). */
-  private async touch(path: string): Promise<void> {
-    if (this.def.eviction === "lru") await this.store.touch(this.address, path);
+  /** A read by the block: {@link find}, recording LRU access (only collections that evict by recency pay for it). */
+  private async findTouched(path: string): Promise<ResourceInstance | null> {
+    const found = await this.find(path);
+    if (found !== null && this.def.eviction === "lru") await this.store.touch(this.address, path);
+    return found;
   }
 
   /**
@@ -259,19 +243,37 @@ export class CollectionRuntime implements ContentOwner {
     const result = await this.store.putState(this.address, path, value, { type: "absent" });
     if (!result.ok) throw this.topicExists(path);
     instance.cell.prime({ value, version: result.version });
-    const key = this.def.compiledPattern.fromPath(path, this.accessor);
-    this.runHook("onInstanceCreated", () =>
-      this.def.onInstanceCreated?.(key, structuredClone(value), this.hookContext),
-    );
+    await this.stateChanged(instance.identity, true, structuredClone(value));
+    return instance;
+  }
+
+  /**
+   * After a committed state write: the created or updated hook, then the change announcement. The one
+   * path for `createNew` (no previous state) and the cells' own writes.
+   */
+  private async stateChanged(
+    identity: ResourceIdentity,
+    created: boolean,
+    next: JsonObject,
+    previous?: JsonObject,
+  ): Promise<void> {
+    const key = this.def.compiledPattern.fromPath(identity.path, this.accessor);
+    if (created)
+      this.runHook("onInstanceCreated", () => this.def.onInstanceCreated?.(key, next, this.hookContext));
+    else
+      this.runHook("onInstanceUpdated", () =>
+        // A cell's update always carries the state it replaced.
+        this.def.onInstanceUpdated?.(key, next, previous as JsonObject, this.hookContext),
+      );
     await announceChange(this.ctx, {
       def: this.def,
       accessor: this.accessor,
       kind: "collection",
-      change: "created",
-      identity: instance.identity,
-      state: value,
+      change: created ? "created" : "updated",
+      identity,
+      state: next,
+      ...(previous === undefined ? {} : { previousState: previous }),
     });
-    return instance;
   }
 
   private topicExists(path: string): FlowError {
@@ -392,24 +394,15 @@ export class CollectionRuntime implements ContentOwner {
       },
       async get(key) {
         const path = runtime.toPath(key);
-        const found = await runtime.find(path);
+        const found = await runtime.findTouched(path);
         if (found === null) throw runtime.missing(path);
-        await runtime.touch(path);
         return found;
       },
-      async getOptional(key) {
-        const path = runtime.toPath(key);
-        const found = await runtime.find(path);
-        if (found !== null) await runtime.touch(path);
-        return found;
-      },
+      getOptional: (key) => runtime.findTouched(runtime.toPath(key)),
       async getOrCreate(key, init) {
         const path = runtime.toPath(key);
-        const found = await runtime.find(path);
-        if (found !== null) {
-          await runtime.touch(path);
-          return found;
-        }
+        const found = await runtime.findTouched(path);
+        if (found !== null) return found;
         try {
           return await runtime.createNew(path, init);
         } catch (error) {

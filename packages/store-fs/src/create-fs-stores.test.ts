@@ -135,6 +135,16 @@ describe("createFsStores", () => {
     await stores.close();
     expect(await codeOf(stores.resources.getState(address, "k"))).toBe("store-error");
     expect(await codeOf(stores.sessions.get("s"))).toBe("store-error");
+    expect(await codeOf(stores.resources.putState(address, "k", { late: true }, { type: "any" }))).toBe(
+      "store-error",
+    );
+    expect(await codeOf(stores.resources.putState(address, "late", {}, { type: "absent" }))).toBe(
+      "store-error",
+    );
+    // Nothing the closed instance was asked to write reached the folder.
+    const reopened = openStores();
+    expect(await reopened.resources.getState(address, "k")).toMatchObject({ state: {}, version: 1 });
+    expect(await reopened.resources.getState(address, "late")).toBeNull();
   });
 
   it("removes finished requests in the background per the retention policy", async () => {

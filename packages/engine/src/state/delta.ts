@@ -1,5 +1,5 @@
 import { FlowError, type JsonObject, type JsonValue } from "@flowrt/core";
-import { cloneJson, hasOwn, setOwn } from "./json.js";
+import { cloneJson, setOwn } from "./json.js";
 
 function describeType(value: unknown): string {
   if (Array.isArray(value)) return "array";
@@ -29,7 +29,7 @@ export function applyIncrements(
         field,
       );
     }
-    const target = hasOwn(current, field) ? current[field] : undefined;
+    const target = Object.hasOwn(current, field) ? current[field] : undefined;
     if (target !== undefined && target !== null && typeof target !== "number") {
       throw refused(
         `Resource "${name}" incState target "${field}" is not a number (got ${describeType(target)})`,
@@ -47,7 +47,7 @@ export function applyIncrements(
 
 /** Appends `element` to a copy of the array at `field`; an absent or `null` field counts as `[]`. */
 export function applyPush(name: string, current: JsonObject, field: string, element: JsonValue): JsonObject {
-  const target = hasOwn(current, field) ? current[field] : undefined;
+  const target = Object.hasOwn(current, field) ? current[field] : undefined;
   if (target !== undefined && target !== null && !Array.isArray(target)) {
     throw refused(
       `Resource "${name}" pushState target "${field}" is not an array (got ${describeType(target)})`,

@@ -52,10 +52,6 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-export function hasOwn(target: object, key: string): boolean {
-  return Object.hasOwn(target, key);
-}
-
 const PROTO_KEY = "__proto__";
 const PROTO_STANDIN = "\u0000flowrt:__proto__";
 

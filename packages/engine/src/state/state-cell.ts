@@ -1,7 +1,7 @@
 import { type CasResult, FlowError, type JsonObject, type JsonValue, type Versioned } from "@flowrt/core";
 import type { z } from "zod";
 import { applyIncrements, applyPatch, applyPush } from "./delta.js";
-import { cloneJson, findNonJson, hasOwn, isPlainObject, renameProtoKeys, restoreProtoKeys } from "./json.js";
+import { cloneJson, findNonJson, isPlainObject, renameProtoKeys, restoreProtoKeys } from "./json.js";
 
 /** Returned by a mutation's compute to write nothing. */
 export const SKIP_WRITE: unique symbol = Symbol("skip-write");
@@ -139,7 +139,7 @@ export class StateCell {
    */
   async getOrPatchState(key: string, compute: () => unknown): Promise<unknown> {
     const now = this.current ?? this.defaults();
-    if (hasOwn(now, key) && now[key] !== undefined) return cloneJson(now[key] as JsonValue);
+    if (Object.hasOwn(now, key) && now[key] !== undefined) return cloneJson(now[key] as JsonValue);
     const pending = this.pendingComputes.get(key);
     if (pending) return pending;
     const run = (async () => {
@@ -148,7 +148,7 @@ export class StateCell {
       let stored: unknown = value;
       await this.mutate("getOrPatchState", (current) => {
         // Someone else may have stored the field while we computed: theirs wins.
-        if (hasOwn(current, key) && current[key] !== undefined) {
+        if (Object.hasOwn(current, key) && current[key] !== undefined) {
           stored = current[key];
           return SKIP_WRITE;
         }

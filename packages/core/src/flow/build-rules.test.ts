@@ -175,3 +175,34 @@ describe("rule 11: requireUser: false forbids user identity features", () => {
     expect(flow.user.client?.expose).toEqual(["n"]);
   });
 });
+
+describe("reactions", () => {
+  const noop = handler({ name: "noop", execute: async () => undefined });
+
+  it("refuses unknown keys in a reaction and in its trigger, as actions do", () => {
+    expect(() =>
+      defineFlow({
+        kind: "r1",
+        reactions: [{ reactTo: { contentUpdated: "x" }, block: noop, when: 1 } as never],
+      }),
+    ).toThrow(/"when" is not an option here/);
+    expect(() =>
+      defineFlow({
+        kind: "r2",
+        reactions: [{ reactTo: { resource: "x", chnages: ["created"] }, block: noop } as never],
+      }),
+    ).toThrow(/"chnages" is not an option here/);
+  });
+
+  it("refuses a missing block and an unknown change", () => {
+    expect(() => defineFlow({ kind: "r3", reactions: [{ reactTo: { resource: "x" } } as never] })).toThrow(
+      /"block" must be a block/,
+    );
+    expect(() =>
+      defineFlow({
+        kind: "r4",
+        reactions: [{ reactTo: { resource: "x", changes: ["renamed"] }, block: noop } as never],
+      }),
+    ).toThrow(/"changes" lists some of/);
+  });
+});

@@ -1,8 +1,31 @@
-import { isBlockDefinition } from "../blocks/block-definition.js";
+import { assertKnownKeys, assertOptions, requireBlock } from "../blocks/validate.js";
 import { DefinitionError } from "../errors.js";
 import type { ReactionDefinition, ResourceChange } from "./flow-types.js";
 
 const CHANGES: readonly ResourceChange[] = ["created", "updated", "deleted", "content"];
+
+function normalizeTrigger(where: string, value: unknown): ReactionDefinition["reactTo"] {
+  const at = `${where} reactTo`;
+  assertOptions(at, value);
+  if ("contentUpdated" in value) {
+    assertKnownKeys(at, value, ["contentUpdated"]);
+    return trigger(at, value.contentUpdated, ["content"]);
+  }
+  assertKnownKeys(at, value, ["resource", "changes"]);
+  return trigger(at, value.resource, value.changes ?? CHANGES);
+}
+
+function trigger(at: string, resource: unknown, changes: unknown): ReactionDefinition["reactTo"] {
+  if (typeof resource !== "string" || resource === "") {
+    throw new DefinitionError(
+      `${at}: must be { resource: "<accessor>", changes? } or { contentUpdated: "<accessor>" }.`,
+    );
+  }
+  if (!Array.isArray(changes) || changes.length === 0 || changes.some((c) => !CHANGES.includes(c))) {
+    throw new DefinitionError(`${at}: "changes" lists some of ${CHANGES.join(", ")}.`);
+  }
+  return Object.freeze({ resource, changes: Object.freeze([...changes] as ResourceChange[]) });
+}
 
 /** Normalizes `reactions`: `{ contentUpdated: ref }` is `{ resource: ref, changes: ["content"] }`. */
 export function normalizeReactions(kind: string, value: unknown): readonly ReactionDefinition[] {
@@ -11,39 +34,12 @@ export function normalizeReactions(kind: string, value: unknown): readonly React
     throw new DefinitionError(`Flow "${kind}": "reactions" must be an array of { reactTo, block }.`);
   }
   return Object.freeze(
-    value.map((entry, i) => {
+    value.map((entry: unknown, i) => {
       const where = `Flow "${kind}" reactions[${i}]`;
-      if (
-        typeof entry !== "object" ||
-        entry === null ||
-        !isBlockDefinition((entry as { block?: unknown }).block)
-      ) {
-        throw new DefinitionError(
-          `${where}: needs a "block" made with handler(), sequencer(), router() or generator().`,
-        );
-      }
-      const trigger = (entry as { reactTo?: unknown }).reactTo as Record<string, unknown> | undefined;
-      let resource: unknown;
-      let changes: unknown;
-      if (trigger && typeof trigger.contentUpdated === "string") {
-        resource = trigger.contentUpdated;
-        changes = ["content"];
-      } else if (trigger && typeof trigger.resource === "string") {
-        resource = trigger.resource;
-        changes = trigger.changes ?? CHANGES;
-      }
-      if (typeof resource !== "string" || resource === "") {
-        throw new DefinitionError(
-          `${where}: "reactTo" must be { resource: "<accessor>", changes? } or { contentUpdated: "<accessor>" }.`,
-        );
-      }
-      if (!Array.isArray(changes) || changes.length === 0 || changes.some((c) => !CHANGES.includes(c))) {
-        throw new DefinitionError(`${where}: "reactTo.changes" lists some of ${CHANGES.join(", ")}.`);
-      }
-      return Object.freeze({
-        reactTo: Object.freeze({ resource, changes: Object.freeze([...changes] as ResourceChange[]) }),
-        block: (entry as { block: ReactionDefinition["block"] }).block,
-      });
+      assertOptions(where, entry);
+      assertKnownKeys(where, entry, ["reactTo", "block"]);
+      const block = requireBlock(where, "block", entry.block);
+      return Object.freeze({ reactTo: normalizeTrigger(where, entry.reactTo), block });
     }),
   );
 }

@@ -1,4 +1,4 @@
-import type { CasResult, JsonObject, ResourceStore, ScopeAddress } from "@flowrt/core";
+import type { CasResult, JsonObject, ResourceStateRecord, ResourceStore, ScopeAddress } from "@flowrt/core";
 import type { Queryable } from "./driver.js";
 import { encodeKey, isCountedPrefix, keyDepth, prefixRange } from "./key-codec.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
@@ -22,9 +22,15 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
     return rows[0] ? toResourceState(rows[0]) : null;
   };
 
-  const lost = async (address: ScopeAddress, key: string): Promise<CasResult<JsonObject>> => {
-    const record = await getState(address, key);
-    return { ok: false, current: record ? { value: record.state, version: record.version } : null };
+  const refused = (record: ResourceStateRecord | null): CasResult<JsonObject> => ({
+    ok: false,
+    current: record ? { value: record.state, version: record.version } : null,
+  });
+  const lost = async (address: ScopeAddress, key: string) => refused(await getState(address, key));
+  // A delete with nothing live to remove succeeds, reporting the version the key has reached (0 if never written).
+  const deletedNothing = async (address: ScopeAddress, key: string): Promise<CasResult<JsonObject>> => {
+    const { rows } = await db.query<{ version: unknown }>(sql.lastVersion, at(address, key));
+    return { ok: true, version: Number(rows[0]?.version ?? 0) };
   };
 
   const count: ResourceStore["count"] = async (address, prefix = "", options = {}) => {
@@ -74,18 +80,13 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
       if (condition.type === "absent") {
         // "Delete only if nothing is there" deletes nothing: it succeeds when the key is absent.
         const record = await getState(address, key);
-        if (record) return { ok: false, current: { value: record.state, version: record.version } };
-        const { rows } = await db.query<{ version: unknown }>(sql.lastVersion, at(address, key));
-        return { ok: true, version: Number(rows[0]?.version ?? 0) };
+        return record ? refused(record) : deletedNothing(address, key);
       }
       const write = async (): Promise<CasResult<JsonObject>> => {
         const expected = condition.type === "version" ? condition.version : null;
         const { rows } = await db.query<{ version: unknown }>(sql.delete, [...at(address, key), expected]);
         if (rows[0]) return { ok: true, version: Number(rows[0].version) };
-        if (condition.type === "version") return lost(address, key);
-        // Nothing live to delete: a no-op, reporting the version the key has reached (0 if never written).
-        const last = await db.query<{ version: unknown }>(sql.lastVersion, at(address, key));
-        return { ok: true, version: Number(last.rows[0]?.version ?? 0) };
+        return condition.type === "version" ? lost(address, key) : deletedNothing(address, key);
       };
       return writes.run(writeId(address, key), condition, write, null);
     },

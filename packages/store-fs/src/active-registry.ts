@@ -1,4 +1,5 @@
 import type { ActiveRequestEntry } from "@flowrt/core";
+import { compareStrings } from "./internal/compare-strings.js";
 import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
@@ -49,7 +50,7 @@ export class FsActiveRegistry {
           (filter.userId === undefined || entry.userId === filter.userId) &&
           (flows === undefined || flows.has(entry.flowId)),
       )
-      .sort((a, b) => compare(a.startedAt, b.startedAt) || compare(a.requestId, b.requestId))
+      .sort((a, b) => compareStrings(a.startedAt, b.startedAt) || compareStrings(a.requestId, b.requestId))
       .map((entry) => structuredClone(entry));
   }
 
@@ -64,8 +65,4 @@ export class FsActiveRegistry {
     }
     return this.entries;
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

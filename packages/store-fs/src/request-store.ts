@@ -11,6 +11,7 @@ import type {
 } from "@flowrt/core";
 import { FlowError, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import { FsActiveRegistry } from "./active-registry.js";
+import { compareStrings } from "./internal/compare-strings.js";
 import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
@@ -98,7 +99,7 @@ export class FsRequestStore implements RequestStore {
     const summaries = await this.loadSummaries();
     const matches = [...summaries.values()]
       .filter((s) => wanted.has(s.status) && (!options.durableOnly || s.durable))
-      .sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id));
+      .sort((a, b) => compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id));
     const page = options.limit === undefined ? matches : matches.slice(0, options.limit);
     const records = await mapLimit(page, 32, (s) => this.table.read(s.id));
     return records.filter((record): record is RequestRecord => record !== null);
@@ -144,7 +145,7 @@ export class FsRequestStore implements RequestStore {
     const finished = [...summaries.values()]
       .filter((s) => TERMINAL.has(s.status))
       .map((s) => ({ id: s.id, at: Date.parse(s.completedAt ?? s.createdAt) }))
-      .sort((a, b) => b.at - a.at || compare(b.id, a.id));
+      .sort((a, b) => b.at - a.at || compareStrings(b.id, a.id));
     const doomed = finished.filter(
       (s, rank) =>
         (maxCount !== undefined && rank >= maxCount) || (maxAgeMs !== undefined && !(s.at >= now - maxAgeMs)),
@@ -210,8 +211,4 @@ function applyPatch(current: RequestRecord, patch: RequestPatch): RequestRecord 
   if (patch.claim === null) delete next.claim;
   else if (patch.claim !== undefined) next.claim = patch.claim;
   return next;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

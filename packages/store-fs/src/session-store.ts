@@ -1,4 +1,5 @@
 import type { JsonObject, Page, SessionListQuery, SessionRecord, SessionStore } from "@flowrt/core";
+import { compareStrings } from "./internal/compare-strings.js";
 import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
@@ -113,7 +114,7 @@ export class FsSessionStore implements SessionStore {
           (flows === undefined || (s.flowId !== null && flows.has(s.flowId))),
       )
       // Newest first; equal instants fall back to the id so that pages never overlap.
-      .sort((a, b) => compare(b.createdAt, a.createdAt) || compare(b.id, a.id));
+      .sort((a, b) => compareStrings(b.createdAt, a.createdAt) || compareStrings(b.id, a.id));
     const offset = query.offset ?? 0;
     const page = matches.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
     return { items: await this.readAll(page), total: matches.length };
@@ -134,7 +135,7 @@ export class FsSessionStore implements SessionStore {
           (filter.tenantId === undefined || s.tenantId === filter.tenantId) &&
           (filter.flowId === undefined || s.flowId === filter.flowId),
       )
-      .sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.id, b.id));
+      .sort((a, b) => compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id));
     return this.readAll(children);
   }
 
@@ -177,8 +178,4 @@ export class FsSessionStore implements SessionStore {
     }
     return this.index;
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,3 +1,5 @@
+import { compareStrings } from "./compare-strings.js";
+
 /**
  * A sorted array of distinct strings in UTF-16 code-unit order (JavaScript's `<`). Lookups and
  * prefix ranges are binary searches, so a page costs O(log n + limit); an insert or removal moves
@@ -8,7 +10,7 @@ export class SortedKeys {
 
   /** `keys` must be distinct; they are sorted here. */
   constructor(keys: Iterable<string> = []) {
-    this.keys = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    this.keys = [...keys].sort(compareStrings);
   }
 
   get size(): number {

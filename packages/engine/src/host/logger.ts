@@ -19,3 +19,8 @@ export const defaultLogger: HostLogger = {
 };
 
 export const silentLogger: HostLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** An error for the log: application errors keep their name and message; never a stack. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,5 +1,6 @@
 import { FlowError, type JsonObject, type RequestRecord, type SessionRecord } from "@flowrt/core";
 import type { FlowHost } from "../host/flow-host.js";
+import { describeError } from "../host/logger.js";
 import { openApiDocument } from "./openapi.js";
 import { problemFor, statusForError } from "./problem.js";
 import {
@@ -283,7 +284,7 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
         host.logger.error("request handler failed", {
           method: request.method,
           path: request.path,
-          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          error: describeError(error),
         });
       }
       return problemResponse(error);

@@ -7,6 +7,7 @@ import {
 } from "@flowrt/core";
 import { parseBlockInput } from "../blocks/validate-io.js";
 import type { FlowHost } from "../host/flow-host.js";
+import { describeError } from "../host/logger.js";
 import type { RegisteredFlow } from "../host/registry.js";
 import type { Caller } from "../host/types.js";
 import { decodeUtf8 } from "../http/utf8.js";
@@ -167,11 +168,6 @@ export async function receiveWebhook(
   const inputIsJson = !definition.parse && !binding.input && !binding.inputSchema;
   const record = await host.requests.submit({ ...request, input, inputIsJson });
   return { status: 202, body: { requestId: record.id } };
-}
-
-/** For the log: application errors keep their message (as the HTTP layer logs them); no stack. */
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /** A fresh ephemeral session, or the named one found or created and bound to the delivery's principal. */

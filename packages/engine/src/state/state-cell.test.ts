@@ -81,27 +81,36 @@ describe("delta rules", () => {
 
   it("pushState on a non-array field is refused with the exact message and stores nothing", async () => {
     const store = sharedValue({ n: 3, tags: [] });
-    const c = await cell(store);
+    const changes: StateChange[] = [];
+    const c = await cell(store, changes);
     const error = await refusal(c.pushState("n", 1));
     expect(error.code).toBe("resource_delta_refused");
     expect(error.message).toBe('Resource "counter" pushState target "n" is not an array (got number)');
     expect(store.get()?.version).toBe(1);
+    expect(store.writes()).toBe(0);
+    expect(changes).toEqual([]);
   });
 
   it("a multi-field incState with one wrong-typed field applies none", async () => {
     const store = sharedValue({ n: 1, tags: [], label: "x" });
-    const c = await cell(store);
+    const changes: StateChange[] = [];
+    const c = await cell(store, changes);
     await refusal(c.incState({ n: 5, label: 1 } as never));
     expect(store.get()?.value.n).toBe(1);
     expect(c.state.n).toBe(1);
+    expect(store.writes()).toBe(0);
+    expect(changes).toEqual([]);
   });
 
   it("incState refuses a non-finite result of two finite numbers", async () => {
     const store = sharedValue({ n: Number.MAX_VALUE, tags: [] });
-    const c = await cell(store);
+    const changes: StateChange[] = [];
+    const c = await cell(store, changes);
     const error = await refusal(c.incState({ n: Number.MAX_VALUE }));
     expect(error.code).toBe("resource_delta_refused");
     expect(store.get()?.value.n).toBe(Number.MAX_VALUE);
+    expect(store.writes()).toBe(0);
+    expect(changes).toEqual([]);
   });
 
   it("a delta whose result violates the schema throws and stores nothing", async () => {
@@ -116,6 +125,7 @@ describe("delta rules", () => {
     expect(error.code).toBe("resource-write-refused");
     expect(error.message).toContain('field "n"');
     expect(store.get()?.value.n).toBe(0);
+    expect(store.writes()).toBe(0);
   });
 
   it("writable: false refuses all five state writers", async () => {

@@ -20,6 +20,12 @@ async function sessionCount(s: Served): Promise<number> {
   return sessions.items.length;
 }
 
+/** Request records of any status: a dispatched delivery leaves one whether or not it creates a session. */
+async function requestCount(s: Served): Promise<number> {
+  const all = ["queued", "running", "completed", "failed", "aborted"] as const;
+  return (await s.host.stores.requests.listByStatus([...all])).length;
+}
+
 function serveInbox(before?: (app: express.Express) => void) {
   return serve([inbox, notebook], {
     host: { webhookProviders: { signed: signedProvider } },
@@ -37,6 +43,8 @@ describe("raw body capture", () => {
       .send(DELIVERY)
       .expect(202);
     expect(res.body).toEqual({ requestId: expect.any(String) });
+    // The counterpart of the refusals below: an accepted delivery does leave a request record.
+    expect(await requestCount(served)).toBe(1);
   });
 
   test("bytes of any content type reach the engine unchanged", async () => {
@@ -59,6 +67,7 @@ describe("raw body capture", () => {
       .send(DELIVERY)
       .expect(401);
     expect(await sessionCount(served)).toBe(0);
+    expect(await requestCount(served)).toBe(0);
   });
 
   test("a global express.json({ verify: captureRawBody }) before the router keeps signatures working", async () => {
@@ -96,6 +105,7 @@ describe("raw body capture", () => {
     expect(res.body.detail).toContain("express.json({ verify: captureRawBody })");
     await request(served.url).post("/api/flows/notebook/sessions").send({ userId: "u1" }).expect(400);
     expect(await sessionCount(served)).toBe(0);
+    expect(await requestCount(served)).toBe(0);
     // Bodies the parser did not touch (other content types, body-less requests) still work.
     await request(served.url).get("/api/flows").expect(200);
     await request(served.url)

@@ -3,6 +3,7 @@ import { compareStrings } from "./internal/compare-strings.js";
 import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { LazyLoad } from "./internal/lazy-load.js";
 import { assertJsonObject, assertNonEmptyString, assertString, jsonCopy } from "./internal/validate.js";
 
 /**
@@ -11,7 +12,9 @@ import { assertJsonObject, assertNonEmptyString, assertString, jsonCopy } from "
  */
 export class FsActiveRegistry {
   private readonly table: DocTable<ActiveRequestEntry>;
-  private entries: Promise<Map<string, ActiveRequestEntry>> | null = null;
+  private readonly entries = new LazyLoad(() =>
+    this.table.scan().then((docs) => new Map(docs.map((doc) => [doc.id, doc.data]))),
+  );
 
   constructor(
     private readonly ctx: FsContext,
@@ -56,13 +59,6 @@ export class FsActiveRegistry {
 
   private async load(): Promise<Map<string, ActiveRequestEntry>> {
     await this.ctx.ready();
-    if (!this.entries) {
-      const loading = this.table.scan().then((docs) => new Map(docs.map((doc) => [doc.id, doc.data])));
-      this.entries = loading;
-      loading.catch(() => {
-        if (this.entries === loading) this.entries = null;
-      });
-    }
-    return this.entries;
+    return this.entries.get();
   }
 }

@@ -15,6 +15,7 @@ import { compareStrings } from "./internal/compare-strings.js";
 import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { LazyLoad } from "./internal/lazy-load.js";
 import { mapLimit } from "./internal/map-limit.js";
 import {
   assertCount,
@@ -39,7 +40,9 @@ export class FsRequestStore implements RequestStore {
   private readonly table: DocTable<RequestRecord>;
   private readonly events: FsRequestEvents;
   private readonly active: FsActiveRegistry;
-  private summaries: Promise<Map<string, Summary>> | null = null;
+  private readonly summaries = new LazyLoad(() =>
+    this.table.scan().then((docs) => new Map(docs.map((doc) => [doc.id, summaryOf(doc.data)] as const))),
+  );
 
   constructor(
     private readonly ctx: FsContext,
@@ -171,22 +174,14 @@ export class FsRequestStore implements RequestStore {
   }
 
   private async noteSummary(record: RequestRecord): Promise<void> {
-    if (!this.summaries) return;
-    (await this.summaries).set(record.id, summaryOf(record));
+    const loaded = this.summaries.started();
+    if (!loaded) return;
+    (await loaded).set(record.id, summaryOf(record));
   }
 
   private async loadSummaries(): Promise<Map<string, Summary>> {
     await this.ctx.ready();
-    if (!this.summaries) {
-      const loading = this.table
-        .scan()
-        .then((docs) => new Map(docs.map((doc) => [doc.id, summaryOf(doc.data)] as const)));
-      this.summaries = loading;
-      loading.catch(() => {
-        if (this.summaries === loading) this.summaries = null;
-      });
-    }
-    return this.summaries;
+    return this.summaries.get();
   }
 }
 

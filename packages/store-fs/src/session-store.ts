@@ -3,6 +3,7 @@ import { compareStrings } from "./internal/compare-strings.js";
 import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { LazyLoad } from "./internal/lazy-load.js";
 import { mapLimit } from "./internal/map-limit.js";
 import {
   assertCount,
@@ -66,7 +67,11 @@ function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
  */
 export class FsSessionStore implements SessionStore {
   private readonly table: DocTable<SessionRecord>;
-  private index: Promise<SessionIndex> | null = null;
+  private readonly index = new LazyLoad(async () => {
+    const index = new SessionIndex();
+    for (const doc of await this.table.scan()) index.add(doc.data);
+    return index;
+  });
 
   constructor(
     private readonly ctx: FsContext,
@@ -85,7 +90,8 @@ export class FsSessionStore implements SessionStore {
     return this.mutex.run(`session:${copy.id}`, async () => {
       if ((await this.table.read(copy.id)) !== null) return false;
       await this.table.write(copy.id, copy);
-      if (this.index) (await this.index).add(copy);
+      const loaded = this.index.started();
+      if (loaded) (await loaded).add(copy);
       return true;
     });
   }
@@ -165,17 +171,6 @@ export class FsSessionStore implements SessionStore {
 
   private async loadIndex(): Promise<SessionIndex> {
     await this.ctx.ready();
-    if (!this.index) {
-      const loading = (async () => {
-        const index = new SessionIndex();
-        for (const doc of await this.table.scan()) index.add(doc.data);
-        return index;
-      })();
-      this.index = loading;
-      loading.catch(() => {
-        if (this.index === loading) this.index = null;
-      });
-    }
-    return this.index;
+    return this.index.get();
   }
 }

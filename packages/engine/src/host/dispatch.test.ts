@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createFlowHost, type FlowHost } from "./flow-host.js";
 import { silentLogger } from "./logger.js";
-import { headerCaller, settle, storeFactories, useHost } from "./testing/fixtures.js";
+import { headerCaller, settle, storeFactories, useHost, withHost } from "./testing/fixtures.js";
 import type { InboundAdapter } from "./types.js";
 
 const seen: PrincipalResolutionContext[] = [];
@@ -234,3 +234,28 @@ describe.each(storeFactories)(
     });
   },
 );
+
+describe("dispatch addressing", () => {
+  it("names an instance id or a kind's only instance; a kind with several instances is refused", async () => {
+    const noop = handler({ name: "noop", execute: async () => "ok" });
+    const kind = defineFlow({ kind: "multi", actions: { noop } });
+    await withHost(
+      { flows: [kind.instance({ id: "multi-a" }), kind.instance({ id: "multi-b" })] },
+      async (host) => {
+        const base = {
+          source: "test",
+          action: "noop",
+          input: null,
+          principal: { userId: "u" },
+          responseEmitter: null,
+        };
+        await expect(host.dispatch({ ...base, flowKind: "multi" })).rejects.toMatchObject({
+          code: "flow-not-found",
+        });
+        expect((await host.stores.sessions.list({})).total).toBe(0);
+        const { done } = await host.dispatch({ ...base, flowKind: "multi-b" });
+        expect((await done).flowId).toBe("multi-b");
+      },
+    );
+  });
+});

@@ -1,15 +1,9 @@
-import type {
-  AnyBlock,
-  BlockContext,
-  BlockLogger,
-  JsonObject,
-  Principal,
-  ReactionDefinition,
-} from "@flowrt/core";
+import type { AnyBlock, BlockContext, BlockLogger, JsonObject, ReactionDefinition } from "@flowrt/core";
 import { type BlockRun, createTokenBudget, executeBlock, runAction } from "../blocks/index.js";
 import { createContentTools, createResourceScope } from "../resources/index.js";
 import type { FlowHost } from "./flow-host.js";
 import type { HostLogger } from "./logger.js";
+import { principalOfRecord } from "./principal.js";
 import type { RequestExecutor } from "./request-runner.js";
 
 /** A logger that stamps every line with the request it belongs to. */
@@ -29,9 +23,7 @@ export function requestLogger(logger: HostLogger, fields: Record<string, unknown
  */
 export async function executeAction(host: FlowHost, run: Parameters<RequestExecutor>[0]): Promise<unknown> {
   const { record, flow, session, block, policy, signal } = run;
-  const principal: Principal = { userId: record.userId };
-  if (record.orgId) principal.orgId = record.orgId;
-  if (session.tenantId) principal.tenantId = session.tenantId;
+  const principal = principalOfRecord(record, session);
   const log = requestLogger(host.logger, { requestId: record.id, flowId: flow.id });
   // Reactions run inside the originating turn, on the same run (context, stream, budget, signal). A
   // reaction does not re-trigger itself while it runs, so a reaction writing its own resource ends.

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import {
-  type AnyFlowDefinition,
   DefinitionError,
   FlowError,
   type FlowStores,
@@ -26,7 +25,13 @@ import {
 } from "../resources/index.js";
 import { executeAction, requestLogger } from "./execute-action.js";
 import { defaultLogger, type HostLogger } from "./logger.js";
-import { type PrincipalOutcome, resolvePrincipal, resolverFor } from "./principal.js";
+import {
+  type PrincipalOutcome,
+  principalOfRecord,
+  resolveHostCaller,
+  resolvePrincipal,
+  resolverFor,
+} from "./principal.js";
 import { FlowRegistry, type RegisteredFlow } from "./registry.js";
 import { RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
 import { SessionService } from "./sessions.js";
@@ -284,18 +289,15 @@ export class FlowHost {
     if (caller.principal || this.options.resolvePrincipal) {
       const principal =
         caller.principal ??
-        (
-          await resolvePrincipal({
-            flow: EMPTY_FLOW,
-            hostResolver: this.options.resolvePrincipal,
-            context: {
-              source: caller.source,
-              ...(caller.request ? { request: caller.request } : {}),
-              envelope: { flowKind: "", flowId: "", metadata: {} },
-            },
-            logger: this.logger,
-          })
-        ).principal;
+        (await resolveHostCaller(
+          this.options.resolvePrincipal!,
+          {
+            source: caller.source,
+            ...(caller.request ? { request: caller.request } : {}),
+            envelope: { flowKind: "", flowId: "", metadata: {} },
+          },
+          this.logger,
+        ));
       if (query.userId !== undefined && query.userId !== principal.userId) return null;
       // Flows with their own resolver may identify users differently: list only flows the host resolver governs.
       const flowIds = this.registry.flows
@@ -392,9 +394,17 @@ export class FlowHost {
   async dispatch(
     options: DispatchOptions,
   ): Promise<{ requestId: string; sessionId: string; done: Promise<RequestRecord> }> {
+    // An instance id, else the only instance of a kind (as the webhook route does): several are ambiguous.
     const instances = this.registry.instancesOfKind(options.flowKind);
-    const flow = this.registry.find(options.flowKind) ?? instances[0];
-    if (!flow) throw new FlowError("flow-not-found", `No flow of kind "${options.flowKind}" is registered.`);
+    const flow = this.registry.find(options.flowKind) ?? (instances.length === 1 ? instances[0] : undefined);
+    if (!flow) {
+      throw new FlowError(
+        "flow-not-found",
+        instances.length > 1
+          ? `Kind "${options.flowKind}" has several instances; dispatch to one by its instance id.`
+          : `No flow of kind "${options.flowKind}" is registered.`,
+      );
+    }
     const caller: Caller = {
       source: options.source,
       ...(options.principal ? { principal: options.principal } : {}),
@@ -461,10 +471,7 @@ export class FlowHost {
     if (!action)
       throw new FlowError("action-not-found", `Flow "${flow.id}" no longer has "${request.action}".`);
     const session = await this.sessions.get(request.sessionId);
-    const principal: Principal = {
-      userId: request.userId,
-      ...(request.orgId ? { orgId: request.orgId } : {}),
-    };
+    const principal = principalOfRecord(request, session);
     return this.runner.submit({
       flow,
       session,
@@ -479,9 +486,7 @@ export class FlowHost {
 
   /** A resource context outside any request: the session owner's identity, no stream to emit to. */
   private clientContext(flow: RegisteredFlow, session: SessionRecord): ResourceRuntimeContext {
-    const principal: Principal = { userId: session.userId };
-    if (session.orgId) principal.orgId = session.orgId;
-    if (session.tenantId) principal.tenantId = session.tenantId;
+    const principal = principalOfRecord(session, session);
     // The logger and the signal are built on first use: most client calls never log or hand a signal on.
     const logger = this.logger;
     let log: ResourceRuntimeContext["log"] | undefined;
@@ -582,17 +587,6 @@ export class FlowHost {
 
 /** Outside a request there is no stream to append to. */
 const noEmit = async (): Promise<void> => {};
-
-const EMPTY_FLOW = {
-  id: "",
-  kind: "",
-  authentication: {
-    requireUser: true,
-    resolvePrincipal: undefined,
-    defaultUserId: undefined,
-    requireOrg: false,
-  },
-} as unknown as AnyFlowDefinition;
 
 function normalizeBasePath(path: string): string {
   const trimmed = `/${path}`.replace(/\/+/g, "/").replace(/\/$/, "");

@@ -1,6 +1,7 @@
 import {
   type AnyFlowDefinition,
   FlowError,
+  type FlowPrincipalResolver,
   isPrincipalResolutionError,
   normalizeResolvedPrincipal,
   type Principal,
@@ -44,17 +45,7 @@ export async function resolvePrincipal(options: {
   const resolver = resolverFor(flow, options.hostResolver);
   let resolved: { userId?: string; orgId?: string; tenantId?: string } | null = null;
   if (resolver) {
-    try {
-      resolved = normalizeResolvedPrincipal(await resolver(context));
-    } catch (error) {
-      if (isPrincipalResolutionError(error)) throw error;
-      logger.warn("principal resolver threw; request refused", {
-        flowId: flow.id,
-        source: context.source,
-        error: error instanceof Error ? error.name : typeof error,
-      });
-      throw new FlowError("unauthorized", "The request could not be authenticated.");
-    }
+    resolved = await callResolver(resolver, context, logger, flow.id);
   } else if (typeof options.bodyUserId === "string" && options.bodyUserId !== "") {
     resolved = { userId: options.bodyUserId };
   }
@@ -70,4 +61,52 @@ export async function resolvePrincipal(options: {
   if (resolved?.orgId) principal.orgId = resolved.orgId;
   if (resolved?.tenantId) principal.tenantId = resolved.tenantId;
   return { principal, authenticated: resolver !== undefined };
+}
+
+/** Runs a resolver, failing closed: anything but a `PrincipalResolutionError` is a 401, logged by name only. */
+async function callResolver(
+  resolver: PrincipalResolver | FlowPrincipalResolver,
+  context: PrincipalResolutionContext,
+  logger: HostLogger,
+  flowId: string | undefined,
+) {
+  try {
+    return normalizeResolvedPrincipal(await resolver(context));
+  } catch (error) {
+    if (isPrincipalResolutionError(error)) throw error;
+    logger.warn("principal resolver threw; request refused", {
+      ...(flowId !== undefined ? { flowId } : {}),
+      source: context.source,
+      error: error instanceof Error ? error.name : typeof error,
+    });
+    throw new FlowError("unauthorized", "The request could not be authenticated.");
+  }
+}
+
+/**
+ * The caller as the host-level resolver sees them, outside any flow (the listing endpoints): no
+ * `defaultUserId` applies, and no user is a 401.
+ */
+export async function resolveHostCaller(
+  resolver: PrincipalResolver,
+  context: PrincipalResolutionContext,
+  logger: HostLogger,
+): Promise<Principal> {
+  const resolved = await callResolver(resolver, context, logger, undefined);
+  if (!resolved?.userId) throw new FlowError("unauthorized", "Listing requires an authenticated user.");
+  const principal: Principal = { userId: resolved.userId };
+  if (resolved.orgId) principal.orgId = resolved.orgId;
+  if (resolved.tenantId) principal.tenantId = resolved.tenantId;
+  return principal;
+}
+
+/** The identity a stored request runs under: its user and org, and its session's tenant. */
+export function principalOfRecord(
+  record: { userId: string; orgId?: string },
+  session?: { tenantId?: string },
+): Principal {
+  const principal: Principal = { userId: record.userId };
+  if (record.orgId) principal.orgId = record.orgId;
+  if (session?.tenantId) principal.tenantId = session.tenantId;
+  return principal;
 }

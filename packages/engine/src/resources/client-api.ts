@@ -9,7 +9,7 @@ import {
 } from "@flowrt/core";
 import type { CollectionRuntime } from "./collection.js";
 import type { ResourceRuntimeContext } from "./context.js";
-import { toJsonValue } from "./events.js";
+import { storedClientData, toJsonValue } from "./events.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import { createResourceScope, type ResourceRuntime } from "./resource-scope.js";
 import { SingleResourceRuntime } from "./single-resource.js";
@@ -133,28 +133,53 @@ export function createClientResourceApi(
   ctx: ResourceRuntimeContext,
   declarations: Readonly<Record<string, AnyResourceDefinition>>,
 ): ClientResourceApi {
-  const visible = visibleResources(declarations);
-  const scope = createResourceScope(ctx, visible);
+  return new ClientResources(ctx, visibleResources(declarations));
+}
 
-  const resolve = (ref: string): { def: AnyResourceDefinition; runtime: ResourceRuntime } => {
-    const def = Object.hasOwn(visible, ref) ? visible[ref] : undefined;
+const need = (ok: boolean, ref: string, operation: string, flag: string): void => {
+  if (!ok) throw notPermitted(ref, operation, flag);
+};
+
+/** The projection of a state a block-side handle holds (a copy, but possibly not yet plain JSON). */
+const itemData = (def: AnyResourceDefinition, state: JsonObject): JsonValue | undefined =>
+  toJsonValue(projectClientData(def, state));
+
+/**
+ * One call's view of a session's client-visible resources. A resource's runtime is built when an
+ * operation first names it; reads of internal collections go to the store's records directly.
+ */
+class ClientResources implements ClientResourceApi {
+  private readonly ctx: ResourceRuntimeContext;
+  private readonly visible: Readonly<Record<string, AnyResourceDefinition>>;
+  private readonly scope: ReturnType<typeof createResourceScope>;
+
+  constructor(ctx: ResourceRuntimeContext, visible: Readonly<Record<string, AnyResourceDefinition>>) {
+    this.ctx = ctx;
+    this.visible = visible;
+    this.scope = createResourceScope(ctx, visible);
+  }
+
+  private resolve(ref: string): { def: AnyResourceDefinition; runtime: ResourceRuntime } {
+    const def = Object.hasOwn(this.visible, ref) ? this.visible[ref] : undefined;
     if (def === undefined) throw notFound(ref, "does not exist or is not visible to clients");
-    const runtime = scope.runtime(ref);
+    const runtime = this.scope.runtime(ref);
     if (runtime === undefined)
       throw notFound(
         ref,
-        `is not available on session "${ctx.session.id}" (it is org-scoped and the session has no org)`,
+        `is not available on session "${this.ctx.session.id}" (it is org-scoped and the session has no org)`,
       );
     return { def, runtime };
-  };
-  const collection = (ref: string): CollectionRuntime | ExternalCollectionRuntime => {
-    const { runtime } = resolve(ref);
+  }
+
+  private collection(ref: string): CollectionRuntime | ExternalCollectionRuntime {
+    const { runtime } = this.resolve(ref);
     if (runtime instanceof SingleResourceRuntime)
       throw notFound(ref, "is a single resource, not a collection");
     return runtime;
-  };
-  const internal = (ref: string, operation: string): CollectionRuntime => {
-    const runtime = collection(ref);
+  }
+
+  private internal(ref: string, operation: string): CollectionRuntime {
+    const runtime = this.collection(ref);
     if (runtime instanceof ExternalCollectionRuntime) {
       throw new FlowError(
         "operation-not-permitted",
@@ -165,134 +190,128 @@ export function createClientResourceApi(
       );
     }
     return runtime;
-  };
-  const need = (ok: boolean, ref: string, operation: string, flag: string): void => {
-    if (!ok) throw notPermitted(ref, operation, flag);
-  };
-  const itemData = (def: AnyResourceDefinition, state: JsonObject): JsonValue | undefined =>
-    toJsonValue(projectClientData(def, state));
+  }
 
-  return {
-    async readContent(ref) {
-      const { def, runtime } = resolve(ref);
-      if (!(runtime instanceof SingleResourceRuntime))
-        throw notFound(ref, "is a collection; read an item's content at /:ref/:topic/content");
-      need(clientPermissions(def).content.read, ref, "reading content", "content.read");
-      return { content: await runtime.handle.readContent() };
-    },
+  async readContent(ref: string): Promise<{ content: string | null }> {
+    const { def, runtime } = this.resolve(ref);
+    if (!(runtime instanceof SingleResourceRuntime))
+      throw notFound(ref, "is a collection; read an item's content at /:ref/:topic/content");
+    need(clientPermissions(def).content.read, ref, "reading content", "content.read");
+    return { content: await runtime.handle.readContent() };
+  }
 
-    async listItems(ref, query = {}) {
-      const runtime = collection(ref);
-      need(clientPermissions(runtime.def).state.read, ref, "listing items", "state.read");
-      if (query.topicPrefix !== undefined && typeof query.topicPrefix !== "string")
-        throw badRequest("topicPrefix must be a string.");
-      if (runtime instanceof ExternalCollectionRuntime) {
-        const limit = parsePagination({ limit: query.limit }).limit;
-        if (query.cursor !== undefined && typeof query.cursor !== "string") {
-          throw new FlowError("invalid-pagination", "cursor must be a string.", {
-            details: { field: "cursor" },
-          });
-        }
-        const external: { limit: number; prefix?: string; cursor?: string } = { limit };
-        if (query.topicPrefix) external.prefix = query.topicPrefix;
-        if (query.cursor) external.cursor = query.cursor;
-        const page = await runtime.search(external);
-        return {
-          items: page.items.map((ref) => withData({ topic: ref.path }, itemData(runtime.def, ref.state))),
-          pagination: { limit, cursor: query.cursor ?? null, nextCursor: page.nextCursor ?? null },
-        };
-      }
-      const { limit, offset } = parsePagination(query);
-      const prefix = fullKeyPrefix(runtime.def.compiledPattern.literalPrefix, query.topicPrefix);
-      if (prefix === null) {
-        return { items: [], pagination: { offset, limit, total: 0, hasMore: false, nextOffset: null } };
-      }
-      const { records, total } = await runtime.page(prefix, offset, limit);
-      const hasMore = offset + records.length < total;
-      return {
-        items: records.map((record) => withData({ topic: record.key }, itemData(runtime.def, record.state))),
-        pagination: { offset, limit, total, hasMore, nextOffset: hasMore ? offset + records.length : null },
-      };
-    },
-
-    async readItem(ref, topic) {
-      const runtime = collection(ref);
-      need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
-      if (runtime instanceof ExternalCollectionRuntime) {
-        const found = await runtime.handle.get(topic);
-        return { topic: found.path, clientData: itemData(runtime.def, found.state) ?? null };
-      }
-      const path = runtime.toPath(topic);
-      const found = await runtime.handle.get(path);
-      return { topic: path, clientData: itemData(runtime.def, found.state) ?? null };
-    },
-
-    async readItemContent(ref, topic) {
-      const runtime = collection(ref);
-      need(clientPermissions(runtime.def).content.read, ref, "reading item content", "content.read");
-      if (runtime instanceof ExternalCollectionRuntime)
-        return { content: await (await runtime.handle.get(topic)).readContent() };
-      const found = await runtime.handle.get(runtime.toPath(topic));
-      return { content: await found.readContent() };
-    },
-
-    async createItem(ref, body) {
-      const runtime = internal(ref, "create");
-      need(clientPermissions(runtime.def).content.create, ref, "creating items", "content.create");
-      const { topic, content } = readCreateBody(body);
-      const path = runtime.toPath(topic);
-      const seed = runtime.def.stateSchema.safeParse({});
-      if (!seed.success) {
-        const field = seed.error.issues[0]?.path.join(".") || "(state)";
-        throw new FlowError(
-          "invalid-seed-state",
-          `Resource "${ref}" cannot be created by clients: its stateSchema parsed against {} fails at field "${field}" (${seed.error.issues[0]?.message ?? "invalid"}); give the field a default.`,
-          { details: { resource: ref, field } },
-        );
-      }
-      const instance = await runtime.createNew(path, seed.data as JsonObject);
-      if (content !== undefined) {
-        try {
-          await instance.writeContent(content);
-        } catch (error) {
-          throw new FlowError(
-            "content-write-failed",
-            `Resource "${ref}": item "${path}" was created but its content could not be written; repair it with PATCH.`,
-            { cause: error, details: { resource: ref, topic: path } },
-          );
-        }
-      }
-      return withData(
-        { topic: path },
-        clientPermissions(runtime.def).state.read ? itemData(runtime.def, instance.state) : undefined,
-      );
-    },
-
-    async patchItemContent(ref, topic, body) {
-      const runtime = internal(ref, "update");
-      need(clientPermissions(runtime.def).content.update, ref, "updating item content", "content.update");
-      const content = (body as { content?: unknown } | null)?.content;
-      if (typeof body !== "object" || body === null || typeof content !== "string") {
-        throw badRequest('The body must be { "content": string }.', { field: "content" });
-      }
-      const path = runtime.toPath(topic);
-      const found = await runtime.find(path, { fresh: true });
-      if (found === null) {
-        throw new FlowError("instance-not-found", `Resource "${ref}" has no item "${path}".`, {
-          details: { resource: ref, topic: path },
+  async listItems(ref: string, query: ListQuery = {}): Promise<ListPage> {
+    const runtime = this.collection(ref);
+    need(clientPermissions(runtime.def).state.read, ref, "listing items", "state.read");
+    if (query.topicPrefix !== undefined && typeof query.topicPrefix !== "string")
+      throw badRequest("topicPrefix must be a string.");
+    if (runtime instanceof ExternalCollectionRuntime) {
+      const limit = parsePagination({ limit: query.limit }).limit;
+      if (query.cursor !== undefined && typeof query.cursor !== "string") {
+        throw new FlowError("invalid-pagination", "cursor must be a string.", {
+          details: { field: "cursor" },
         });
       }
-      await found.writeContent(content);
-      return { topic: path };
-    },
+      const external: { limit: number; prefix?: string; cursor?: string } = { limit };
+      if (query.topicPrefix) external.prefix = query.topicPrefix;
+      if (query.cursor) external.cursor = query.cursor;
+      const page = await runtime.search(external);
+      return {
+        items: page.items.map((ref) => withData({ topic: ref.path }, itemData(runtime.def, ref.state))),
+        pagination: { limit, cursor: query.cursor ?? null, nextCursor: page.nextCursor ?? null },
+      };
+    }
+    const { limit, offset } = parsePagination(query);
+    const prefix = fullKeyPrefix(runtime.def.compiledPattern.literalPrefix, query.topicPrefix);
+    if (prefix === null) {
+      return { items: [], pagination: { offset, limit, total: 0, hasMore: false, nextOffset: null } };
+    }
+    const { records, total } = await runtime.page(prefix, offset, limit);
+    const hasMore = offset + records.length < total;
+    const def = runtime.def;
+    return {
+      items: records.map((record) => withData({ topic: record.key }, storedClientData(def, record.state))),
+      pagination: { offset, limit, total, hasMore, nextOffset: hasMore ? offset + records.length : null },
+    };
+  }
 
-    async deleteItem(ref, topic) {
-      const runtime = internal(ref, "delete");
-      need(clientPermissions(runtime.def).content.delete, ref, "deleting items", "content.delete");
-      const path = runtime.toPath(topic);
-      return { topic: path, deleted: await runtime.remove(path, true) };
-    },
-  };
+  async readItem(ref: string, topic: string): Promise<{ topic: string; clientData: JsonValue | null }> {
+    const runtime = this.collection(ref);
+    need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
+    if (runtime instanceof ExternalCollectionRuntime) {
+      const found = await runtime.handle.get(topic);
+      return { topic: found.path, clientData: itemData(runtime.def, found.state) ?? null };
+    }
+    const path = runtime.toPath(topic);
+    const record = await runtime.readRecord(path);
+    return { topic: path, clientData: storedClientData(runtime.def, record.state) ?? null };
+  }
+
+  async readItemContent(ref: string, topic: string): Promise<{ content: string | null }> {
+    const runtime = this.collection(ref);
+    need(clientPermissions(runtime.def).content.read, ref, "reading item content", "content.read");
+    if (runtime instanceof ExternalCollectionRuntime)
+      return { content: await (await runtime.handle.get(topic)).readContent() };
+    const found = await runtime.handle.get(runtime.toPath(topic));
+    return { content: await found.readContent() };
+  }
+
+  async createItem(ref: string, body: unknown): Promise<{ topic: string; clientData?: JsonValue }> {
+    const runtime = this.internal(ref, "create");
+    need(clientPermissions(runtime.def).content.create, ref, "creating items", "content.create");
+    const { topic, content } = readCreateBody(body);
+    const path = runtime.toPath(topic);
+    const seed = runtime.def.stateSchema.safeParse({});
+    if (!seed.success) {
+      const field = seed.error.issues[0]?.path.join(".") || "(state)";
+      throw new FlowError(
+        "invalid-seed-state",
+        `Resource "${ref}" cannot be created by clients: its stateSchema parsed against {} fails at field "${field}" (${seed.error.issues[0]?.message ?? "invalid"}); give the field a default.`,
+        { details: { resource: ref, field } },
+      );
+    }
+    const instance = await runtime.createNew(path, seed.data as JsonObject);
+    if (content !== undefined) {
+      try {
+        await instance.writeContent(content);
+      } catch (error) {
+        throw new FlowError(
+          "content-write-failed",
+          `Resource "${ref}": item "${path}" was created but its content could not be written; repair it with PATCH.`,
+          { cause: error, details: { resource: ref, topic: path } },
+        );
+      }
+    }
+    return withData(
+      { topic: path },
+      clientPermissions(runtime.def).state.read ? itemData(runtime.def, instance.state) : undefined,
+    );
+  }
+
+  async patchItemContent(ref: string, topic: string, body: unknown): Promise<{ topic: string }> {
+    const runtime = this.internal(ref, "update");
+    need(clientPermissions(runtime.def).content.update, ref, "updating item content", "content.update");
+    const content = (body as { content?: unknown } | null)?.content;
+    if (typeof body !== "object" || body === null || typeof content !== "string") {
+      throw badRequest('The body must be { "content": string }.', { field: "content" });
+    }
+    const path = runtime.toPath(topic);
+    const found = await runtime.find(path, { fresh: true });
+    if (found === null) {
+      throw new FlowError("instance-not-found", `Resource "${ref}" has no item "${path}".`, {
+        details: { resource: ref, topic: path },
+      });
+    }
+    await found.writeContent(content);
+    return { topic: path };
+  }
+
+  async deleteItem(ref: string, topic: string): Promise<{ topic: string; deleted: boolean }> {
+    const runtime = this.internal(ref, "delete");
+    need(clientPermissions(runtime.def).content.delete, ref, "deleting items", "content.delete");
+    const path = runtime.toPath(topic);
+    return { topic: path, deleted: await runtime.remove(path, true) };
+  }
 }
 
 /**

@@ -26,12 +26,20 @@ import { assertContent } from "./single-resource.js";
  * a `leaf` listing of its literal prefix, less the key equal to the prefix itself (an empty segment).
  */
 function isOneLevel(pattern: CollectionDefinition<any>["compiledPattern"]): boolean {
-  const { segments } = pattern;
-  const last = segments.length - 1;
-  return segments.every((segment, i) =>
-    i === last ? segment.type === "wildcard" || segment.type === "param" : segment.type === "literal",
-  );
+  let oneLevel = oneLevelPatterns.get(pattern);
+  if (oneLevel === undefined) {
+    const { segments } = pattern;
+    const last = segments.length - 1;
+    oneLevel = segments.every((segment, i) =>
+      i === last ? segment.type === "wildcard" || segment.type === "param" : segment.type === "literal",
+    );
+    oneLevelPatterns.set(pattern, oneLevel);
+  }
+  return oneLevel;
 }
+
+/** A compiled pattern never changes: whether it is one-level is worked out once. */
+const oneLevelPatterns = new WeakMap<object, boolean>();
 
 /**
  * A collection of one request. Instances live in the flat resource map under their full path; each is a
@@ -41,12 +49,12 @@ function isOneLevel(pattern: CollectionDefinition<any>["compiledPattern"]): bool
 export class CollectionRuntime implements ContentOwner {
   readonly accessor: string;
   readonly def: CollectionDefinition<any>;
-  readonly handle: CollectionHandle<JsonObject>;
   readonly address: ScopeAddress;
   private readonly ctx: ResourceRuntimeContext;
   private readonly source: TemplateSource;
   private readonly instances = new Map<string, ResourceInstance>();
-  private readonly hookContext: InstanceHookContext;
+  private hooks: InstanceHookContext | undefined;
+  private collectionHandle: CollectionHandle<JsonObject> | undefined;
   /** Whether pages and counts run in the store as `leaf` listings (see {@link CollectionRuntime.page}). */
   private readonly oneLevel: boolean;
 
@@ -62,12 +70,22 @@ export class CollectionRuntime implements ContentOwner {
     this.accessor = accessor;
     this.def = def;
     this.address = address;
-    this.hookContext = {
-      log: (message) => ctx.log.info(message, { resource: accessor }),
-      scopeType: def.scope,
-    };
     this.oneLevel = isOneLevel(def.compiledPattern);
-    this.handle = this.createHandle();
+  }
+
+  /** `ctx.resources.<accessor>`: built on first use (a client read never needs it). */
+  get handle(): CollectionHandle<JsonObject> {
+    this.collectionHandle ??= this.createHandle();
+    return this.collectionHandle;
+  }
+
+  /** What the instance hooks receive; built when a hook first runs. */
+  private get hookContext(): InstanceHookContext {
+    this.hooks ??= {
+      log: (message) => this.ctx.log.info(message, { resource: this.accessor }),
+      scopeType: this.def.scope,
+    };
+    return this.hooks;
   }
 
   private get store() {
@@ -115,6 +133,17 @@ export class CollectionRuntime implements ContentOwner {
       return null;
     }
     return this.instance(path, record);
+  }
+
+  /**
+   * The stored record at `path` for a client read (nothing of it is kept or handed to a block), recording
+   * LRU access as a block's read does; `instance-not-found` when nothing is live there.
+   */
+  async readRecord(path: string): Promise<ResourceStateRecord> {
+    const record = await this.store.getState(this.address, path);
+    if (record === null) throw this.missing(path);
+    if (this.def.eviction === "lru") await this.store.touch(this.address, path);
+    return record;
   }
 
   /** A read by the block: {@link find}, recording LRU access (only collections that evict by recency pay for it). */

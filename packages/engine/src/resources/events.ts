@@ -4,6 +4,7 @@ import {
   type JsonObject,
   type JsonValue,
   projectClientData,
+  projectionOf,
   type ResourceIdentity,
 } from "@flowrt/core";
 import type {
@@ -25,6 +26,16 @@ export function toJsonValue(value: unknown): JsonValue | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The clientData of a state record read from the store for this call alone: the record is JSON already and
+ * nothing else holds it, so `expose`, `exclude` and the identity projection are used as they are; only a
+ * `data` projection runs application code whose result must be made JSON.
+ */
+export function storedClientData(def: AnyResourceDefinition, state: JsonObject): JsonValue | undefined {
+  const projected = projectClientData(def, state);
+  return projectionOf(def) === "data" ? toJsonValue(projected) : (projected as JsonValue | undefined);
 }
 
 export interface ResourceChange {

@@ -45,15 +45,39 @@ export interface ResourceScope {
   accessors(): string[];
 }
 
+/** The scope behind a `handles` object, for the shared lazy getters below. */
+const SCOPE = Symbol("flowrt.resourceScope");
+
+type Handles = Record<string, any> & { [SCOPE]: RequestResourceScope };
+
+/**
+ * One getter per accessor name, shared by every scope: reading `handles[accessor]` builds that runtime on
+ * first use and replaces the getter with the handle, so a request pays only for the resources it touches.
+ */
+const lazyHandleGetters = new Map<string, (this: Handles) => unknown>();
+
+function lazyHandleGetter(accessor: string): (this: Handles) => unknown {
+  let getter = lazyHandleGetters.get(accessor);
+  if (getter === undefined) {
+    getter = function (this: Handles) {
+      return this[SCOPE].handleOf(accessor);
+    };
+    lazyHandleGetters.set(accessor, getter);
+  }
+  return getter;
+}
+
 class RequestResourceScope implements ResourceScope, TemplateSource {
   readonly context: ResourceRuntimeContext;
-  readonly handles: Record<string, any> = {};
+  readonly handles: Handles;
   private readonly definitions = new Map<string, AnyResourceDefinition>();
-  private readonly runtimes = new Map<string, ResourceRuntime>();
+  /** Runtimes built so far (an `Error` when the resource is unavailable on this session). */
+  private readonly built = new Map<string, ResourceRuntime | FlowError>();
   private scopeHandles: ResourceScope["scopes"] | undefined;
 
   constructor(ctx: ResourceRuntimeContext, declarations: Readonly<Record<string, AnyResourceDefinition>>) {
     this.context = ctx;
+    this.handles = Object.defineProperty({} as Handles, SCOPE, { value: this });
     this.declare(declarations);
   }
 
@@ -63,18 +87,42 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
     return this.scopeHandles;
   }
 
+  /** Records the declarations; each runtime is built when its handle or runtime is first asked for. */
   declare(declarations: Readonly<Record<string, AnyResourceDefinition>>): void {
-    for (const [accessor, def] of Object.entries(declarations)) {
+    for (const accessor of Object.keys(declarations)) {
       if (this.definitions.has(accessor)) continue;
-      this.definitions.set(accessor, def);
-      const runtime = this.build(accessor, def);
-      if (runtime instanceof Error) {
-        this.handles[accessor] = unavailableHandle(runtime);
-      } else {
-        this.runtimes.set(accessor, runtime);
-        this.handles[accessor] = runtime.handle;
-      }
+      this.definitions.set(accessor, declarations[accessor]!);
+      Object.defineProperty(this.handles, accessor, {
+        get: lazyHandleGetter(accessor),
+        enumerable: true,
+        configurable: true,
+      });
     }
+  }
+
+  /** The runtime of a declared accessor, built on first use (`undefined` when undeclared). */
+  private runtimeOrError(accessor: string): ResourceRuntime | FlowError | undefined {
+    let runtime = this.built.get(accessor);
+    if (runtime === undefined) {
+      const def = this.definitions.get(accessor);
+      if (def === undefined) return undefined;
+      runtime = this.build(accessor, def);
+      this.built.set(accessor, runtime);
+    }
+    return runtime;
+  }
+
+  /** @internal The handle behind `handles[accessor]`; from then on the property holds it directly. */
+  handleOf(accessor: string): unknown {
+    const runtime = this.runtimeOrError(accessor);
+    const handle = runtime instanceof Error ? unavailableHandle(runtime) : runtime?.handle;
+    Object.defineProperty(this.handles, accessor, {
+      value: handle,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    return handle;
   }
 
   private build(accessor: string, def: AnyResourceDefinition): ResourceRuntime | FlowError {
@@ -100,7 +148,8 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
   }
 
   runtime(accessor: string): ResourceRuntime | undefined {
-    return this.runtimes.get(accessor);
+    const runtime = this.runtimeOrError(accessor);
+    return runtime instanceof Error ? undefined : runtime;
   }
 
   accessors(): string[] {
@@ -114,10 +163,17 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
   async load(accessors: readonly string[] = this.accessors()): Promise<void> {
     await Promise.all(
       accessors.map(async (accessor) => {
-        const runtime = this.runtimes.get(accessor);
+        const def = this.definitions.get(accessor);
+        // Only what loads is built here: lazy and external collections wait for their first use.
+        if (def === undefined) return;
+        if (
+          !isSingleResourceDefinition(def) &&
+          !(isCollectionDefinition(def) && def.prefetchMode === "eager")
+        )
+          return;
+        const runtime = this.runtime(accessor);
         if (runtime instanceof SingleResourceRuntime) await runtime.load();
-        else if (runtime instanceof CollectionRuntime && runtime.def.prefetchMode === "eager")
-          await runtime.load();
+        else if (runtime instanceof CollectionRuntime) await runtime.load();
       }),
     );
   }
@@ -128,7 +184,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
       typeof ref === "string"
         ? ref
         : ([...this.definitions].find(([, def]) => def === ref)?.[0] ?? ref.ref ?? ref.name);
-    let runtime = accessor === undefined ? undefined : this.runtimes.get(accessor);
+    let runtime = accessor === undefined ? undefined : this.runtime(accessor);
     if (runtime === undefined && typeof ref !== "string" && accessor !== undefined) {
       // The template resource need not be declared where the templated one is: reach it by its own name.
       const built = this.build(accessor, ref);

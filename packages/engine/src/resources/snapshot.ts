@@ -10,7 +10,7 @@ import {
 } from "@flowrt/core";
 import { CollectionRuntime } from "./collection.js";
 import type { ResourceRuntimeContext } from "./context.js";
-import { projectScopeState, toJsonValue } from "./events.js";
+import { projectScopeState, storedClientData, toJsonValue } from "./events.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import { createResourceScope } from "./resource-scope.js";
 import { SingleResourceRuntime } from "./single-resource.js";
@@ -108,7 +108,7 @@ async function collectionEntry(runtime: CollectionRuntime): Promise<SnapshotColl
   const prefetched = records.map((record) => {
     const item: { topic: string; clientData?: JsonValue } = { topic: record.key };
     if (withData) {
-      const clientData = toJsonValue(projectClientData(runtime.def, record.state));
+      const clientData = storedClientData(runtime.def, record.state);
       if (clientData !== undefined) item.clientData = clientData;
     }
     return item;

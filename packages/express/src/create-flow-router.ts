@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { createHttpHandler, DEFAULT_BODY_LIMIT, type FlowHost, type HttpRequest } from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
 import { problem } from "./problem.js";
-import { BodyReadError, discardBody, readRawBody } from "./raw-body.js";
+import { BodyReadError, bodyAtHand, discardBody, readRawBody } from "./raw-body.js";
 import { sendResponse } from "./send-response.js";
 
 export interface FlowRouterOptions {
@@ -22,10 +22,33 @@ function queryOf(search: string): HttpRequest["query"] {
   return query;
 }
 
-function headersOf(headers: IncomingHttpHeaders): HttpRequest["headers"] {
-  const out: HttpRequest["headers"] = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = value;
-  return out;
+/**
+ * The engine's view of an Express request. Node's header object is handed on as it is (names are
+ * lower-case already); the client-gone signal is made only when an event stream asks for it.
+ */
+class ExpressHttpRequest implements HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly url: string;
+  readonly query: HttpRequest["query"];
+  readonly headers: IncomingHttpHeaders;
+  readonly rawBody: Buffer;
+  readonly #res: Response;
+
+  constructor(req: Request, res: Response, relative: string, rawBody: Buffer) {
+    const q = relative.indexOf("?");
+    this.method = req.method;
+    this.path = q < 0 ? relative : relative.slice(0, q);
+    this.url = req.originalUrl;
+    this.query = queryOf(q < 0 ? "" : relative.slice(q + 1));
+    this.headers = req.headers;
+    this.rawBody = rawBody;
+    this.#res = res;
+  }
+
+  get signal(): AbortSignal {
+    return clientGone(this.#res);
+  }
 }
 
 /**
@@ -46,21 +69,8 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
 
   const serve = async (req: Request, res: Response, relative: string) => {
     try {
-      const rawBody = await readRawBody(req, bodyLimit);
-      const q = relative.indexOf("?");
-      const path = q < 0 ? relative : relative.slice(0, q);
-      const response = await handle({
-        method: req.method,
-        path,
-        url: req.originalUrl,
-        query: queryOf(q < 0 ? "" : relative.slice(q + 1)),
-        headers: headersOf(req.headers),
-        rawBody,
-        // Only event streams read the signal: the controller and its `close` listener are made then.
-        get signal() {
-          return clientGone(res);
-        },
-      });
+      const rawBody = bodyAtHand(req) ?? (await readRawBody(req, bodyLimit));
+      const response = await handle(new ExpressHttpRequest(req, res, relative, rawBody));
       await sendResponse(res, response, req.method === "HEAD");
     } catch (error) {
       if (error instanceof BodyReadError && error.status === 499) return;

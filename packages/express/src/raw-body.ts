@@ -56,16 +56,26 @@ export function discardBody(req: IncomingMessage): Promise<void> {
   });
 }
 
+const NO_BODY = Buffer.alloc(0);
+
+/**
+ * The body bytes when they need no reading: those a `verify` hook kept, or none at all for a message
+ * without Content-Length (or 0) and without Transfer-Encoding (RFC 9112 §6.3; body-parser skips such
+ * requests the same way). `undefined` when the body is still to be read.
+ */
+export function bodyAtHand(req: IncomingMessage): Buffer | undefined {
+  const kept = (req as RawBodyRequest).rawBody;
+  if (Buffer.isBuffer(kept)) return kept;
+  return declaresBody(req) ? undefined : NO_BODY;
+}
+
 /**
  * The request's exact body bytes: those a `verify` hook kept, or read from the stream here (for every
  * content type) up to `limit` bytes.
  */
 export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const kept = (req as RawBodyRequest).rawBody;
-  if (Buffer.isBuffer(kept)) return kept;
-  // No Content-Length (or 0) and no Transfer-Encoding: the message has no body (RFC 9112 §6.3), so there
-  // is nothing to wait for (body-parser skips such requests the same way).
-  if (!declaresBody(req)) return Buffer.alloc(0);
+  const atHand = bodyAtHand(req);
+  if (atHand !== undefined) return atHand;
   if (req.readableEnded) {
     // A body parser mounted before the router consumed the stream and kept nothing: the exact bytes
     // are gone, so neither a webhook signature nor the JSON body can be trusted. Say how to fix it.

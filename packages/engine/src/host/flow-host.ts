@@ -486,27 +486,7 @@ export class FlowHost {
 
   /** A resource context outside any request: the session owner's identity, no stream to emit to. */
   private clientContext(flow: RegisteredFlow, session: SessionRecord): ResourceRuntimeContext {
-    const principal = principalOfRecord(session, session);
-    // The logger and the signal are built on first use: most client calls never log or hand a signal on.
-    const logger = this.logger;
-    let log: ResourceRuntimeContext["log"] | undefined;
-    let signal: AbortSignal | undefined;
-    return {
-      stores: this.stores,
-      flow: flow.definition,
-      session,
-      principal,
-      requestId: null,
-      get signal() {
-        signal ??= new AbortController().signal;
-        return signal;
-      },
-      get log() {
-        log ??= requestLogger(logger, { sessionId: session.id, flowId: flow.id });
-        return log;
-      },
-      emit: noEmit,
-    };
+    return new ClientCallContext(this.stores, flow, session, this.logger);
   }
 
   /** The session's client snapshot (projections only; never raw state). */
@@ -587,6 +567,42 @@ export class FlowHost {
 
 /** Outside a request there is no stream to append to. */
 const noEmit = async (): Promise<void> => {};
+
+/**
+ * The resource context of one client HTTP call: the session owner's identity, no request, no stream.
+ * The logger and the signal are built on first use: most client calls never log or hand a signal on.
+ */
+class ClientCallContext implements ResourceRuntimeContext {
+  readonly stores: FlowStores;
+  readonly flow: ResourceRuntimeContext["flow"];
+  readonly session: SessionRecord;
+  readonly principal: Principal;
+  readonly requestId = null;
+  readonly emit = noEmit;
+  readonly #flowId: string;
+  readonly #logger: HostLogger;
+  #log: ResourceRuntimeContext["log"] | undefined;
+  #signal: AbortSignal | undefined;
+
+  constructor(stores: FlowStores, flow: RegisteredFlow, session: SessionRecord, logger: HostLogger) {
+    this.stores = stores;
+    this.flow = flow.definition;
+    this.session = session;
+    this.principal = principalOfRecord(session, session);
+    this.#flowId = flow.id;
+    this.#logger = logger;
+  }
+
+  get signal(): AbortSignal {
+    this.#signal ??= new AbortController().signal;
+    return this.#signal;
+  }
+
+  get log(): ResourceRuntimeContext["log"] {
+    this.#log ??= requestLogger(this.#logger, { sessionId: this.session.id, flowId: this.#flowId });
+    return this.#log;
+  }
+}
 
 function normalizeBasePath(path: string): string {
   const trimmed = `/${path}`.replace(/\/+/g, "/").replace(/\/$/, "");

@@ -35,7 +35,8 @@ export function parseObjectBody(request: HttpRequest): Record<string, unknown> {
 
 export function parseCookies(header: string | string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  const text = Array.isArray(header) ? header.join("; ") : (header ?? "");
+  if (header === undefined) return out;
+  const text = Array.isArray(header) ? header.join("; ") : header;
   for (const part of text.split(";")) {
     const eq = part.indexOf("=");
     if (eq <= 0) continue;

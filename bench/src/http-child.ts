@@ -1,6 +1,8 @@
 /**
- * Starts a server under test in its own Node process (`process.execPath --conditions=@flowrt/source
- * --import tsx http-server.ts <kind>`) and talks to it over IPC: wait until it listens, sample its
+ * Starts a server under test in its own Node process (`process.execPath --import tsx http-server.ts
+ * <kind>`), on the packages' built `dist` output as an installed application runs them (`pnpm bench`
+ * builds first; HTTP_BENCH_SOURCE=1 runs the TypeScript sources through tsx instead, whose helpers
+ * add cost of their own). It talks to the child over IPC: wait until it listens, sample its
  * resident memory, stop it. Its stderr (the host's warnings and errors) is collected, not printed.
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -24,7 +26,7 @@ export async function startServer(kind: ServerKind, env: Record<string, string> 
   const child: ChildProcess = fork(script, [kind], {
     execPath: process.execPath,
     execArgv: [
-      "--conditions=@flowrt/source",
+      ...(process.env.HTTP_BENCH_SOURCE ? ["--conditions=@flowrt/source"] : []),
       "--import",
       "tsx",
       // HTTP_BENCH_CPU_PROF=<dir> profiles the servers under test (one .cpuprofile per child, on exit).
@@ -35,6 +37,8 @@ export async function startServer(kind: ServerKind, env: Record<string, string> 
             `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`,
           ]
         : []),
+      // HTTP_BENCH_NODE_ARGS: more flags for the servers under test (e.g. --trace-gc, --heap-prof).
+      ...(process.env.HTTP_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
     ],
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "pipe", "ipc"],

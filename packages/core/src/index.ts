@@ -55,6 +55,7 @@ export {
   type RequestStatus,
   type RequestStore,
   type ResourceStateRecord,
+  type ResourceStateTextRecord,
   type ResourceStore,
   type RetentionPolicy,
   type ScopeAddress,

@@ -33,6 +33,8 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   "counts-tombstones": ["resources/tombstone", "resources/list-paging", "resources/list-leaf-paging"],
   "ignores-leaf": ["resources/list-leaf", "resources/list-leaf-paging", "resources/list-leaf-prefix-plain"],
   "filters-leaf-after-paging": ["resources/list-leaf", "resources/list-leaf-paging"],
+  "text-list-ignores-leaf": ["resources/state-text"],
+  "pretty-state-text": ["resources/state-text"],
 };
 
 function caseNamed(name: ConformanceCaseName) {

@@ -1,4 +1,11 @@
-import type { CasResult, JsonObject, ResourceStateRecord, ResourceStore, ScopeAddress } from "@flowrt/core";
+import type {
+  CasResult,
+  JsonObject,
+  ResourceStateRecord,
+  ResourceStateTextRecord,
+  ResourceStore,
+  ScopeAddress,
+} from "@flowrt/core";
 import { checkJsonObject } from "./json-text.js";
 import type { Row } from "./row.js";
 import { RowIndex } from "./row-index.js";
@@ -82,6 +89,13 @@ export function createMemoryResourceStore(): ResourceStore {
     createdAt: row.createdAt,
     accessedAt: row.accessedAt,
   });
+  const toTextRecord = (row: Row): ResourceStateTextRecord => ({
+    key: row.key,
+    stateText: row.state!,
+    version: row.version,
+    createdAt: row.createdAt,
+    accessedAt: row.accessedAt,
+  });
   const conflict = (row: Row | null): CasResult<JsonObject> => ({
     ok: false,
     current: row ? { value: JSON.parse(row.state!) as JsonObject, version: row.version } : null,
@@ -92,6 +106,13 @@ export function createMemoryResourceStore(): ResourceStore {
       checkKey(key);
       const row = live(find(address), key);
       return row ? toRecord(row) : null;
+    },
+
+    // States are held as the text of JSON.stringify, so the text reads hand it out as it is.
+    async getStateText(address, key) {
+      checkKey(key);
+      const row = live(find(address), key);
+      return row ? toTextRecord(row) : null;
     },
 
     async putState(address, key, state, condition) {
@@ -168,6 +189,17 @@ export function createMemoryResourceStore(): ResourceStore {
       const [start, end] = rows.prefixRange(prefix);
       const from = start + offset;
       return { items: rows.records(from, Math.min(limit, end - from)), total: end - start };
+    },
+
+    async listText(address, options = {}) {
+      const { offset, limit } = pageWindow(options);
+      const prefix = checkPrefix(options.prefix);
+      const bucket = find(address);
+      const rows = bucket && index(bucket, prefix, options.leaf);
+      if (!rows) return { items: [], total: 0 };
+      const [start, end] = rows.prefixRange(prefix);
+      const from = start + offset;
+      return { items: rows.rows(from, Math.min(limit, end - from)).map(toTextRecord), total: end - start };
     },
 
     async count(address, prefix = "", options = {}) {

@@ -185,6 +185,21 @@ export class RowIndex {
     return out;
   }
 
+  /** Up to `count` rows in key order, starting at rank `start` (for reads that want the stored text). */
+  rows(start: number, count: number): Row[] {
+    const out: Row[] = [];
+    if (count <= 0 || start >= this.#size) return out;
+    let [c, pos] = this.#locateRank(Math.max(0, start));
+    while (out.length < count && c < this.#chunks.length) {
+      const rows = this.#chunks[c]!.rows;
+      const end = Math.min(rows.length, pos + count - out.length);
+      for (let i = pos; i < end; i++) out.push(rows[i]!);
+      c++;
+      pos = 0;
+    }
+    return out;
+  }
+
   /** Every live row in key order. */
   *[Symbol.iterator](): IterableIterator<Row> {
     for (const chunk of this.#chunks) yield* chunk.rows;

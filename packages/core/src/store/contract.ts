@@ -238,6 +238,18 @@ export interface ResourceStateRecord {
   accessedAt: number;
 }
 
+/**
+ * A {@link ResourceStateRecord} whose state is the JSON text the store holds, not parsed: the text of
+ * `JSON.stringify(state)` (no whitespace, keys in the state's own order), so parsing it gives `state`.
+ */
+export interface ResourceStateTextRecord {
+  key: string;
+  stateText: string;
+  version: number;
+  createdAt: number;
+  accessedAt: number;
+}
+
 export interface ListOptions {
   /** Plain-string key prefix. @default "" */
   prefix?: string;
@@ -296,6 +308,14 @@ export interface ResourceStore {
    * @example count(address, "items/", { leaf: true }) // items/a and items/b, not items/a/b
    */
   count(address: ScopeAddress, prefix?: string, options?: CountOptions): Promise<number>;
+  /**
+   * Optional: {@link ResourceStore.getState} with the state as its JSON text. A store that keeps states
+   * as text implements it to spare a parse where the text is all a caller needs (the engine answers
+   * client reads of whole states with it); callers fall back to `getState` without it.
+   */
+  getStateText?(address: ScopeAddress, key: string): Promise<ResourceStateTextRecord | null>;
+  /** Optional: {@link ResourceStore.list} with each state as its JSON text (see `getStateText`). */
+  listText?(address: ScopeAddress, options?: ListOptions): Promise<Page<ResourceStateTextRecord>>;
 
   /** The stored body; `null` when there is no content row. An empty body reads `""`. */
   getContent(address: ScopeAddress, key: string): Promise<string | null>;

@@ -6,6 +6,7 @@ import { resourceContentCases } from "./resource-content.js";
 import { resourceListCases } from "./resource-list.js";
 import { resourceListLeafCases } from "./resource-list-leaf.js";
 import { resourceStateCases } from "./resource-state.js";
+import { resourceStateTextCases } from "./resource-state-text.js";
 import { retentionCases } from "./retention.js";
 import { scopeStateCases } from "./scope-state.js";
 import { sessionCases } from "./sessions.js";
@@ -21,6 +22,7 @@ export const ALL_CASES = [
   ...resourceContentCases,
   ...resourceListCases,
   ...resourceListLeafCases,
+  ...resourceStateTextCases,
   ...isolationCases,
   ...concurrencyCases,
 ] as const;

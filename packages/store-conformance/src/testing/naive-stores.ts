@@ -6,6 +6,7 @@ import type {
   RequestEvent,
   RequestRecord,
   ResourceStateRecord,
+  ResourceStateTextRecord,
   ScopeAddress,
   SessionRecord,
   Versioned,
@@ -33,13 +34,19 @@ export type NaiveStoreFlaw =
   | "unsubscribe-does-nothing"
   | "counts-tombstones"
   | "ignores-leaf"
-  | "filters-leaf-after-paging";
+  | "filters-leaf-after-paging"
+  | "text-list-ignores-leaf"
+  | "pretty-state-text";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
  * proves the suite is passable, and its flawed variants prove the suite can fail.
  */
 export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
+  const textRecord = ({ state, ...rest }: ResourceStateRecord): ResourceStateTextRecord => ({
+    ...rest,
+    stateText: flaw === "pretty-state-text" ? JSON.stringify(state, null, 1) : JSON.stringify(state),
+  });
   const copy = <T>(value: T): T => (flaw === "aliases-stored-values" ? value : structuredClone(value));
   const tick = () => new Promise((resolve) => setImmediate(resolve));
   const codePointCompare = (a: string, b: string) => {
@@ -318,6 +325,18 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         const leaf = options.leaf === true && flaw !== "ignores-leaf" && flaw !== "filters-leaf-after-paging";
         return [...bucketRows(address).entries()].filter(([key, row]) => listed(key, row, prefix, leaf))
           .length;
+      },
+      // The optional text reads, derived from the parsed ones.
+      async getStateText(address, key) {
+        const found = await this.getState(address, key);
+        return found === null ? null : textRecord(found);
+      },
+      async listText(address, options = {}) {
+        const page = await this.list(
+          address,
+          flaw === "text-list-ignores-leaf" ? { ...options, leaf: false } : options,
+        );
+        return { items: page.items.map(textRecord), total: page.total };
       },
       async getContent(address, key) {
         const body = content.get(JSON.stringify([addr(address), key]));

@@ -47,12 +47,12 @@ export async function sendResponse(res: ServerResponse, response: HttpResponse, 
     else await sendStream(res, response.stream);
     return;
   }
-  if (response.body === undefined) {
+  const body = response.bodyText ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
+  if (body === undefined) {
     res.writeHead(response.status, response.headers);
     res.end();
     return;
   }
-  const body = JSON.stringify(response.body);
   res.writeHead(response.status, { ...response.headers, "content-length": String(Buffer.byteLength(body)) });
   res.end(body);
 }

@@ -1,7 +1,7 @@
 import type { HttpContext } from "./handler.js";
 import { httpCaller, parseObjectBody, queryString } from "./request-body.js";
 import type { Route } from "./router.js";
-import { json } from "./types.js";
+import { json, jsonText } from "./types.js";
 
 const base = "/sessions/:sessionId/resources/:ref";
 
@@ -28,7 +28,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
         cursor: queryString(req, "cursor"),
       };
       const defined = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined));
-      return json(200, await api.listItems(ref!, defined));
+      return jsonText(200, await api.listItemsJson(ref!, defined));
     },
   },
   {
@@ -59,7 +59,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: `${base}/*topic`,
     handler: async (req, { sessionId, ref, topic }, { host }) =>
-      json(200, await (await host.resourceApi(sessionId!, httpCaller(req))).readItem(ref!, topic!)),
+      jsonText(200, await (await host.resourceApi(sessionId!, httpCaller(req))).readItemJson(ref!, topic!)),
   },
   {
     method: "DELETE",

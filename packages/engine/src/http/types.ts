@@ -27,12 +27,39 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** A JSON body (serialised by the transport), absent for 204. */
   body?: unknown;
+  /**
+   * The JSON body already serialised, when the engine laid it out itself (pages of stored states): a
+   * transport sends these bytes as they are. `body` still reads as the parsed value for a transport
+   * that only knows `body`.
+   */
+  bodyText?: string;
   /** Set instead of `body` for `text/event-stream` responses. */
   stream?: SseStream;
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return { status, headers: { "content-type": "application/json; charset=utf-8", ...headers }, body };
+}
+
+/** A JSON response whose body is already JSON text (see {@link HttpResponse.bodyText}). */
+class JsonTextResponse implements HttpResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly bodyText: string;
+
+  constructor(status: number, bodyText: string) {
+    this.status = status;
+    this.headers = { "content-type": "application/json; charset=utf-8" };
+    this.bodyText = bodyText;
+  }
+
+  get body(): unknown {
+    return JSON.parse(this.bodyText);
+  }
+}
+
+export function jsonText(status: number, bodyText: string): HttpResponse {
+  return new JsonTextResponse(status, bodyText);
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {

@@ -222,3 +222,91 @@ describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) =>
     expect((await rejection(api.readItem("files", "a"))).code).toBe("instance-not-found");
   });
 });
+
+describe.each(STORE_FACTORIES)("client resource API as JSON text ($name store)", (factory) => {
+  let stores: FlowStores;
+  let destroy: () => Promise<void>;
+  beforeEach(async () => {
+    ({ stores, destroy } = await factory.create());
+  });
+  afterEach(() => destroy());
+
+  const items = defineResourceCollection({
+    pattern: "items/*",
+    scope: "session",
+    stateSchema: schema,
+    client: { state: { read: true }, content: { create: true } },
+  });
+  const exposed = defineResourceCollection({
+    pattern: "pub/*",
+    scope: "session",
+    stateSchema: schema,
+    client: { state: { read: true }, expose: ["title"] },
+  });
+  const all = { ...declarations, items, exposed };
+  const api = () => createClientResourceApi(makeContext(stores, { noRequest: true }).ctx, all);
+
+  it("listItemsJson and readItemJson are the bytes JSON.stringify makes of listItems and readItem", async () => {
+    const states: Record<string, { title: string; secret: string }> = {
+      "items/b": { title: 'quote " and \\ and \u{1F600}', secret: "1" },
+      "items/a": { title: "a", secret: "2" },
+      // The collection's folder key and a deeper key share the prefix but are not items.
+      "items/": { title: "folder", secret: "3" },
+      "items/a/deep": { title: "deep", secret: "4" },
+      "files/x/y.md": { title: "y", secret: "5" },
+      "files/x.md": { title: "x", secret: "6" },
+      "pub/p": { title: "p", secret: "hidden" },
+    };
+    for (const [key, state] of Object.entries(states))
+      await stores.resources.putState(address, key, state, { type: "absent" });
+    const queries = [{}, { limit: 1 }, { offset: 1, limit: "1" }, { offset: 5 }, { topicPrefix: "items/b" }];
+    for (const ref of ["items", "files", "exposed", "catalog"]) {
+      for (const query of queries) {
+        const text = await api().listItemsJson(ref, query);
+        expect(text).toBe(JSON.stringify(await api().listItems(ref, query)));
+      }
+    }
+    for (const [ref, topic] of [
+      ["items", "a"],
+      ["items", "items/b"],
+      ["files", "x/y.md"],
+      ["exposed", "p"],
+      ["catalog", "a"],
+    ] as const) {
+      expect(await api().readItemJson(ref, topic)).toBe(JSON.stringify(await api().readItem(ref, topic)));
+    }
+    expect(JSON.parse(await api().readItemJson("exposed", "p"))).toEqual({
+      topic: "pub/p",
+      clientData: { title: "p" },
+    });
+  });
+
+  it("the JSON text reads refuse exactly as the object reads do", async () => {
+    for (const [run, code] of [
+      [(a: ReturnType<typeof api>) => a.readItemJson("items", "missing"), "instance-not-found"],
+      [(a: ReturnType<typeof api>) => a.readItemJson("readOnly", "x"), "operation-not-permitted"],
+      [(a: ReturnType<typeof api>) => a.readItemJson("nope", "x"), "resource-not-found"],
+      [(a: ReturnType<typeof api>) => a.listItemsJson("items", { limit: "x" }), "invalid-pagination"],
+      [(a: ReturnType<typeof api>) => a.listItemsJson("readOnly"), "operation-not-permitted"],
+    ] as const) {
+      expect((await rejection(run(api()))).code).toBe(code);
+    }
+  });
+
+  it.runIf(factory.name === "memory")(
+    "a page of whole states is laid out from the stored text, never parsed",
+    async () => {
+      await stores.resources.putState(address, "items/a", { title: "a", secret: "s" }, { type: "absent" });
+      const list = vi.spyOn(stores.resources, "list");
+      const getState = vi.spyOn(stores.resources, "getState");
+      const listText = vi.spyOn(stores.resources, "listText");
+      const getStateText = vi.spyOn(stores.resources, "getStateText");
+      await api().listItemsJson("items", { offset: 0 });
+      await api().readItemJson("items", "a");
+      expect(list).not.toHaveBeenCalled();
+      expect(getState).not.toHaveBeenCalled();
+      expect(listText).toHaveBeenCalledOnce();
+      expect(getStateText).toHaveBeenCalledOnce();
+    },
+  );
+});

@@ -6,8 +6,9 @@ import {
   type JsonObject,
   type JsonValue,
   projectClientData,
+  projectionOf,
 } from "@flowrt/core";
-import type { CollectionRuntime } from "./collection.js";
+import { CollectionRuntime } from "./collection.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { storedClientData, toJsonValue } from "./events.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
@@ -55,6 +56,14 @@ export interface ClientResourceApi {
   listItems(ref: string, query?: ListQuery): Promise<ListPage>;
   /** GET `/sessions/:id/resources/:ref/:topic` (item clientData). */
   readItem(ref: string, topic: string): Promise<{ topic: string; clientData: JsonValue | null }>;
+  /**
+   * {@link ClientResourceApi.listItems} as JSON text, the bytes `JSON.stringify` makes of its result, for a
+   * transport that sends it on as is. A page of whole states (no projection) is laid out from the text
+   * the store holds, without parsing it, when the store has text reads.
+   */
+  listItemsJson(ref: string, query?: ListQuery): Promise<string>;
+  /** {@link ClientResourceApi.readItem} as JSON text, in the same way as {@link ClientResourceApi.listItemsJson}. */
+  readItemJson(ref: string, topic: string): Promise<string>;
   /** GET `/sessions/:id/resources/:ref/:topic/content`; `content` is `null` without a content row. */
   readItemContent(ref: string, topic: string): Promise<{ content: string | null }>;
   /** POST `/sessions/:id/resources/:ref` (201): state first, then content. */
@@ -200,7 +209,17 @@ class ClientResources implements ClientResourceApi {
     return { content: await runtime.handle.readContent() };
   }
 
-  async listItems(ref: string, query: ListQuery = {}): Promise<ListPage> {
+  listItems(ref: string, query: ListQuery = {}): Promise<ListPage> {
+    return this.list(ref, query, false) as Promise<ListPage>;
+  }
+
+  async listItemsJson(ref: string, query: ListQuery = {}): Promise<string> {
+    const page = await this.list(ref, query, true);
+    return typeof page === "string" ? page : JSON.stringify(page);
+  }
+
+  /** A page; with `asText`, a page of whole states comes back as its JSON text when the store can say it. */
+  private async list(ref: string, query: ListQuery, asText: boolean): Promise<ListPage | string> {
     const runtime = this.collection(ref);
     need(clientPermissions(runtime.def).state.read, ref, "listing items", "state.read");
     if (query.topicPrefix !== undefined && typeof query.topicPrefix !== "string")
@@ -226,13 +245,34 @@ class ClientResources implements ClientResourceApi {
     if (prefix === null) {
       return { items: [], pagination: { offset, limit, total: 0, hasMore: false, nextOffset: null } };
     }
-    const { records, total } = await runtime.page(prefix, offset, limit);
-    const hasMore = offset + records.length < total;
+    const pagination = (count: number, total: number) => {
+      const hasMore = offset + count < total;
+      return { offset, limit, total, hasMore, nextOffset: hasMore ? offset + count : null };
+    };
     const def = runtime.def;
+    // Without a projection an item's clientData is its whole state (state.read holds here): the stored text.
+    const text =
+      asText && projectionOf(def) === undefined ? await runtime.pageText(prefix, offset, limit) : null;
+    if (text !== null) {
+      const items = text.records.map((r) => `{"topic":${JSON.stringify(r.key)},"clientData":${r.stateText}}`);
+      return `{"items":[${items.join(",")}],"pagination":${JSON.stringify(pagination(items.length, text.total))}}`;
+    }
+    const { records, total } = await runtime.page(prefix, offset, limit);
     return {
       items: records.map((record) => withData({ topic: record.key }, storedClientData(def, record.state))),
-      pagination: { offset, limit, total, hasMore, nextOffset: hasMore ? offset + records.length : null },
+      pagination: pagination(records.length, total),
     };
+  }
+
+  async readItemJson(ref: string, topic: string): Promise<string> {
+    const runtime = this.collection(ref);
+    if (runtime instanceof CollectionRuntime && projectionOf(runtime.def) === undefined) {
+      need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
+      const path = runtime.toPath(topic);
+      const record = await runtime.readRecordText(path);
+      if (record !== undefined) return `{"topic":${JSON.stringify(path)},"clientData":${record.stateText}}`;
+    }
+    return JSON.stringify(await this.readItem(ref, topic));
   }
 
   async readItem(ref: string, topic: string): Promise<{ topic: string; clientData: JsonValue | null }> {

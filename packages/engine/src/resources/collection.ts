@@ -5,8 +5,11 @@ import {
   FlowError,
   type InstanceHookContext,
   type JsonObject,
+  type ListOptions,
+  type Page,
   type ResourceIdentity,
   type ResourceStateRecord,
+  type ResourceStateTextRecord,
   resourceIdentity,
   type ScopeAddress,
   type WriteCondition,
@@ -37,6 +40,9 @@ function isOneLevel(pattern: CollectionDefinition<any>["compiledPattern"]): bool
   }
   return oneLevel;
 }
+
+/** A store listing: `list`, or `listText` for pages that pass the stored text on. */
+type Lister<R> = (address: ScopeAddress, options: ListOptions) => Promise<Page<R>>;
 
 /** A compiled pattern never changes: whether it is one-level is worked out once. */
 const oneLevelPatterns = new WeakMap<object, boolean>();
@@ -169,11 +175,44 @@ export class CollectionRuntime implements ContentOwner {
     offset = 0,
     limit?: number,
   ): Promise<{ records: ResourceStateRecord[]; total: number }> {
+    return this.pageOf((address, options) => this.store.list(address, options), prefix, offset, limit);
+  }
+
+  /**
+   * {@link page} with each state as the JSON text the store holds (no parse), for a caller that only
+   * passes the states on; `null` when the store has no text reads.
+   */
+  async pageText(
+    prefix: string | undefined,
+    offset = 0,
+    limit?: number,
+  ): Promise<{ records: ResourceStateTextRecord[]; total: number } | null> {
+    const store = this.store;
+    if (store.listText === undefined) return null;
+    return this.pageOf((address, options) => store.listText!(address, options), prefix, offset, limit);
+  }
+
+  /** The stored record at `path` as JSON text (see {@link pageText}), as {@link readRecord} reads it. */
+  async readRecordText(path: string): Promise<ResourceStateTextRecord | undefined> {
+    const store = this.store;
+    if (store.getStateText === undefined) return undefined;
+    const record = await store.getStateText(this.address, path);
+    if (record === null) throw this.missing(path);
+    if (this.def.eviction === "lru") await store.touch(this.address, path);
+    return record;
+  }
+
+  private async pageOf<R extends { key: string }>(
+    list: Lister<R>,
+    prefix: string | undefined,
+    offset: number,
+    limit: number | undefined,
+  ): Promise<{ records: R[]; total: number }> {
     const pattern = this.def.compiledPattern;
     const listPrefix = pattern.listPrefix(prefix);
-    if (this.oneLevel) return this.leafPage(listPrefix, offset, limit);
+    if (this.oneLevel) return this.leafPage(list, listPrefix, offset, limit);
     if (pattern.kind === "deep" && pattern.literalPrefix !== "") {
-      const page = await this.store.list(this.address, {
+      const page = await list(this.address, {
         prefix: listPrefix,
         offset,
         ...(limit === undefined ? {} : { limit }),
@@ -181,7 +220,7 @@ export class CollectionRuntime implements ContentOwner {
       const records = page.items.filter((r) => pattern.matches(r.key));
       return { records, total: page.total };
     }
-    const all = (await this.store.list(this.address, { prefix: listPrefix })).items.filter((r) =>
+    const all = (await list(this.address, { prefix: listPrefix })).items.filter((r) =>
       pattern.matches(r.key),
     );
     return {
@@ -197,17 +236,18 @@ export class CollectionRuntime implements ContentOwner {
    * asks for one record more, so it is whole with or without that key in front; from offset 0 the page
    * shows whether the key is there, from further on one point read beside the page does.
    */
-  private async leafPage(
+  private async leafPage<R extends { key: string }>(
+    listPage: Lister<R>,
     listPrefix: string,
     offset: number,
     limit: number | undefined,
-  ): Promise<{ records: ResourceStateRecord[]; total: number }> {
+  ): Promise<{ records: R[]; total: number }> {
     const literalPrefix = this.def.compiledPattern.literalPrefix;
     // A prefix with a "/" past the literal prefix reaches below the items: nothing there matches.
     if (listPrefix.includes("/", literalPrefix.length)) return { records: [], total: 0 };
     const window = (extra: number) => (limit === undefined ? { offset } : { offset, limit: limit + extra });
     const list = (extra: number) =>
-      this.store.list(this.address, { prefix: listPrefix, leaf: true, ...window(extra) });
+      listPage(this.address, { prefix: listPrefix, leaf: true, ...window(extra) });
     if (listPrefix !== literalPrefix) {
       const { items, total } = await list(0);
       return { records: items, total };

@@ -324,7 +324,8 @@ class ClientResources implements ClientResourceApi {
     }
     return withData(
       { topic: path },
-      clientPermissions(runtime.def).state.read ? itemData(runtime.def, instance.state) : undefined,
+      // The instance's state is a copy of what was just stored, so JSON already.
+      clientPermissions(runtime.def).state.read ? storedClientData(runtime.def, instance.state) : undefined,
     );
   }
 

@@ -307,12 +307,17 @@ export class CollectionRuntime implements ContentOwner {
     }
     const instance = this.instance(path, null);
     const value = instance.cell.validate("create", applyPatch({}, partial ?? {}));
-    if (await this.store.getState(this.address, path)) throw this.topicExists(path);
-    await this.makeRoom(path);
+    // With a capacity, a create on a live key must be refused before room is made (nothing evicted);
+    // without one, the create-only write below is the whole check.
+    if (this.def.maxInstances !== undefined) {
+      if (await this.store.getState(this.address, path)) throw this.topicExists(path);
+      await this.makeRoom(path);
+    }
     const result = await this.store.putState(this.address, path, value, { type: "absent" });
     if (!result.ok) throw this.topicExists(path);
+    // The cell keeps its own copy: `value` is nobody else's, so the hook and the announcement may have it.
     instance.cell.prime({ value, version: result.version });
-    await this.stateChanged(instance.identity, true, structuredClone(value));
+    await this.stateChanged(instance.identity, true, value);
     return instance;
   }
 

@@ -13,23 +13,37 @@ export interface ContentOwner {
  * every state operation (all delta rules live there) and content through its owner.
  */
 export class ResourceInstance implements ResourceHandle<JsonObject> {
-  readonly path: string;
-  readonly scope: ResourceIdentity["scope"];
-  readonly uri: string;
-  /** @internal */
-  readonly cell: StateCell;
+  // Identity is immutable at runtime too, not only in the types: read-only accessors over private
+  // fields (assigning one throws a TypeError in strict code), set once without per-instance descriptors.
+  readonly #path: string;
+  readonly #scope: ResourceIdentity["scope"];
+  readonly #uri: string;
+  readonly #cell: StateCell;
   readonly #owner: ContentOwner;
 
   constructor(identity: ResourceIdentity, cell: StateCell, owner: ContentOwner) {
-    this.path = identity.path;
-    this.scope = identity.scope;
-    this.uri = identity.uri;
-    this.cell = cell;
+    this.#path = identity.path;
+    this.#scope = identity.scope;
+    this.#uri = identity.uri;
+    this.#cell = cell;
     this.#owner = owner;
-    // Identity is immutable at runtime too, not only in the types.
-    for (const field of ["path", "scope", "uri"] as const)
-      Object.defineProperty(this, field, { writable: false, configurable: false });
-    Object.defineProperty(this, "cell", { enumerable: false, writable: false, configurable: false });
+  }
+
+  get path(): string {
+    return this.#path;
+  }
+
+  get scope(): ResourceIdentity["scope"] {
+    return this.#scope;
+  }
+
+  get uri(): string {
+    return this.#uri;
+  }
+
+  /** @internal */
+  get cell(): StateCell {
+    return this.#cell;
   }
 
   get identity(): ResourceIdentity {

@@ -220,7 +220,8 @@ describe("routing rule 12: the filesystem store settles create races within one 
     dirs.push(dir);
     const meet = barrier(2);
     const hooks = {
-      beforeGetState: (_a: unknown, key: string) => (key === "notes/same" ? meet() : undefined),
+      // Both creates reach their create-only write before either has written.
+      beforePutState: (_a: unknown, key: string) => (key === "notes/same" ? meet() : undefined),
     };
     for (let i = 0; i < 2; i++) {
       const stores = withResourceHooks(createFsStores({ dir }), hooks);

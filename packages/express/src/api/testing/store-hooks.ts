@@ -9,11 +9,12 @@ import {
 
 /**
  * Points where a test can step into the resource store, to make a race happen at a chosen moment
- * (a write between the server's read and its delete, two creates that both pass the existence check).
+ * (a write between the server's read and its delete, two creates that write at the same moment).
  * Each hook runs before the store call it names; set and clear them per test.
  */
 export interface ResourceHooks {
   beforeGetState?: (address: ScopeAddress, key: string) => Promise<void> | void;
+  beforePutState?: (address: ScopeAddress, key: string, condition: WriteCondition) => Promise<void> | void;
   beforeDeleteState?: (address: ScopeAddress, key: string, condition: WriteCondition) => Promise<void> | void;
   beforePutContent?: (address: ScopeAddress, key: string, content: string) => Promise<void> | void;
 }
@@ -26,7 +27,10 @@ export function withResourceHooks(stores: FlowStores, hooks: ResourceHooks): Flo
       await hooks.beforeGetState?.(address, key);
       return inner.getState(address, key);
     },
-    putState: (address, key, state, condition) => inner.putState(address, key, state, condition),
+    async putState(address, key, state, condition) {
+      await hooks.beforePutState?.(address, key, condition);
+      return inner.putState(address, key, state, condition);
+    },
     async deleteState(address, key, condition) {
       await hooks.beforeDeleteState?.(address, key, condition);
       return inner.deleteState(address, key, condition);

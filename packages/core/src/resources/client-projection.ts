@@ -72,9 +72,12 @@ export interface ClientPermissions {
   live: boolean;
 }
 
-/** Every client permission as a plain boolean (`false` when undeclared or without client config). */
-export function clientPermissions(def: AnyResourceDefinition): ClientPermissions {
-  const client = viewOf(def);
+/** A validated client view is frozen, so its permissions are worked out once (and frozen too). */
+const permissionsByView = new WeakMap<object, ClientPermissions>();
+
+const NO_PERMISSIONS: ClientPermissions = deepFreeze(permissionsOf(undefined));
+
+function permissionsOf(client: ClientConfigView | undefined): ClientPermissions {
   const c = client?.content ?? {};
   return {
     content: {
@@ -87,4 +90,23 @@ export function clientPermissions(def: AnyResourceDefinition): ClientPermissions
     state: { read: client?.state?.read === true },
     live: client?.live === true,
   };
+}
+
+function deepFreeze(permissions: ClientPermissions): ClientPermissions {
+  Object.freeze(permissions.content);
+  Object.freeze(permissions.state);
+  return Object.freeze(permissions);
+}
+
+/** Every client permission as a plain boolean (`false` when undeclared or without client config). Read-only. */
+export function clientPermissions(def: AnyResourceDefinition): ClientPermissions {
+  const client = viewOf(def);
+  if (client === undefined) return NO_PERMISSIONS;
+  if (!Object.isFrozen(client)) return permissionsOf(client);
+  let permissions = permissionsByView.get(client);
+  if (permissions === undefined) {
+    permissions = deepFreeze(permissionsOf(client));
+    permissionsByView.set(client, permissions);
+  }
+  return permissions;
 }

@@ -72,12 +72,19 @@ function matchRoute<T>(route: CompiledRoute<T>, parts: string[]): RouteParams | 
  */
 export class RouteTable<TContext> {
   private readonly routes: CompiledRoute<TContext>[];
+  /** The same routes by method, in order (HEAD is served by the GET routes). */
+  private readonly byMethod = new Map<string, CompiledRoute<TContext>[]>();
 
   constructor(routes: Route<TContext>[]) {
     this.routes = routes.map((route) => {
       const segments = route.path.split("/").filter((s) => s !== "");
       return { ...route, segments, wildcard: segments.findIndex((s) => s.startsWith("*")) };
     });
+    for (const route of this.routes) {
+      const list = this.byMethod.get(route.method) ?? [];
+      list.push(route);
+      this.byMethod.set(route.method, list);
+    }
   }
 
   /** The matching route, or which methods the path allows (405) or `null` (404). */
@@ -87,13 +94,13 @@ export class RouteTable<TContext> {
   ): { route: Route<TContext>; params: RouteParams } | { allowed: string[] } | null {
     const parts = path.split("/").slice(1);
     if (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
-    const allowed = new Set<string>();
-    for (const route of this.routes) {
+    // The first route of this method that matches wins, as in declaration order over all routes.
+    for (const route of this.byMethod.get(method === "HEAD" ? "GET" : method) ?? []) {
       const params = matchRoute(route, parts);
-      if (!params) continue;
-      if (route.method === method || (method === "HEAD" && route.method === "GET")) return { route, params };
-      allowed.add(route.method);
+      if (params) return { route, params };
     }
+    const allowed = new Set<string>();
+    for (const route of this.routes) if (matchRoute(route, parts)) allowed.add(route.method);
     return allowed.size > 0 ? { allowed: [...allowed] } : null;
   }
 }

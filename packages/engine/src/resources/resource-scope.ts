@@ -69,15 +69,15 @@ function lazyHandleGetter(accessor: string): (this: Handles) => unknown {
 
 class RequestResourceScope implements ResourceScope, TemplateSource {
   readonly context: ResourceRuntimeContext;
-  readonly handles: Handles;
   private readonly definitions = new Map<string, AnyResourceDefinition>();
   /** Runtimes built so far (an `Error` when the resource is unavailable on this session). */
   private readonly built = new Map<string, ResourceRuntime | FlowError>();
   private scopeHandles: ResourceScope["scopes"] | undefined;
+  /** `ctx.resources`, made on first use (a client resource call never asks for it). */
+  private handleObject: Handles | undefined;
 
   constructor(ctx: ResourceRuntimeContext, declarations: Readonly<Record<string, AnyResourceDefinition>>) {
     this.context = ctx;
-    this.handles = Object.defineProperty({} as Handles, SCOPE, { value: this });
     this.declare(declarations);
   }
 
@@ -87,17 +87,29 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
     return this.scopeHandles;
   }
 
+  get handles(): Handles {
+    if (this.handleObject === undefined) {
+      this.handleObject = Object.defineProperty({} as Handles, SCOPE, { value: this });
+      for (const accessor of this.definitions.keys()) this.defineLazyHandle(accessor);
+    }
+    return this.handleObject;
+  }
+
   /** Records the declarations; each runtime is built when its handle or runtime is first asked for. */
   declare(declarations: Readonly<Record<string, AnyResourceDefinition>>): void {
     for (const accessor of Object.keys(declarations)) {
       if (this.definitions.has(accessor)) continue;
       this.definitions.set(accessor, declarations[accessor]!);
-      Object.defineProperty(this.handles, accessor, {
-        get: lazyHandleGetter(accessor),
-        enumerable: true,
-        configurable: true,
-      });
+      if (this.handleObject !== undefined) this.defineLazyHandle(accessor);
     }
+  }
+
+  private defineLazyHandle(accessor: string): void {
+    Object.defineProperty(this.handleObject, accessor, {
+      get: lazyHandleGetter(accessor),
+      enumerable: true,
+      configurable: true,
+    });
   }
 
   /** The runtime of a declared accessor, built on first use (`undefined` when undeclared). */

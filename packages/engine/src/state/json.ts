@@ -47,9 +47,21 @@ export function cloneJson<T extends JsonValue>(value: T): T {
   return out as T;
 }
 
-/** Assigns an own data property even for keys such as `__proto__`, which plain assignment would not. */
+/**
+ * Assigns an own data property even for `__proto__`, which plain assignment would not (it is the one
+ * accessor `Object.prototype` has; every other key assigns as an own property). Plain assignment keeps
+ * the object in V8's fast mode, which a `defineProperty` per key does not.
+ */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__" || !isOrdinaryTarget(target))
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** A plain object or a null-prototype one whose own properties are all writable data (so assignment defines). */
+function isOrdinaryTarget(target: object): boolean {
+  const proto = Object.getPrototypeOf(target);
+  return proto === Object.prototype || proto === null;
 }
 
 const PROTO_KEY = "__proto__";

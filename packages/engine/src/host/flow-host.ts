@@ -161,14 +161,17 @@ export class FlowHost {
     return context;
   }
 
-  /** Resolves the caller for `flow`; an asserted principal (trusted in-process caller) wins. */
-  async principalFor(
+  /**
+   * Resolves the caller for `flow`; an asserted principal (trusted in-process caller) wins. Not itself
+   * `async`: it hands on the resolver's promise rather than wrapping it in another one.
+   */
+  principalFor(
     flow: RegisteredFlow,
     caller: Caller,
     envelope: Partial<PrincipalResolutionContext["envelope"]> = {},
     bodyUserId?: unknown,
   ): Promise<PrincipalOutcome> {
-    if (caller.principal) return { principal: caller.principal, authenticated: true };
+    if (caller.principal) return Promise.resolve({ principal: caller.principal, authenticated: true });
     return resolvePrincipal({
       flow: flow.definition,
       hostResolver: this.options.resolvePrincipal,

@@ -114,6 +114,34 @@ describe("createFlowRouter", () => {
     }
   });
 
+  test("middleware an application adds to the returned router runs, before and beside the flow routes", async () => {
+    served = await serve([notebook]);
+    const router = createFlowRouter(served.host);
+    const seen: string[] = [];
+    router.use((req, _res, next) => {
+      seen.push(req.url);
+      next();
+    });
+    router.get("/extra", (_req, res) => {
+      res.json({ extra: true });
+    });
+    const app = express();
+    app.use(router);
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await request(url).get("/extra").expect(200, { extra: true });
+      const flows = await request(url).get("/api/flows").expect(200);
+      expect(flows.body.flows.map((f: { flowId: string }) => f.flowId)).toEqual(["notebook"]);
+      // The flow layer answered /api/flows itself; the added middleware saw only what fell through to it.
+      expect(seen).toEqual(["/extra"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   test("malformed JSON is the engine's 400 invalid-json, and nothing is written", async () => {
     served = await serve([notebook]);
     const res = await request(served.url)

@@ -96,12 +96,22 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
   // One path-less layer that checks the mount itself, as `router.use(basePath, …)` would (case-insensitive,
   // at a segment boundary), without a second routing pass and without rewriting `req.url`.
   const basePath = host.basePath.toLowerCase();
-  const router = Router();
-  router.use((req: Request, res: Response, next: NextFunction) => {
+  const flowLayer = (req: Request, res: Response, next: NextFunction) => {
     const relative = belowMount(req.url, basePath);
     if (relative === null) next();
     else void serve(req, res, relative);
-  });
+  };
+  const router = Router();
+  router.use(flowLayer);
+  // While that layer is all the router holds, a request goes straight to it: the router's own pass over
+  // its stack would only call it. Anything an application adds to the router brings the full pass back.
+  // (`handle` is the method a router function calls; should it ever not be, the full pass simply stays.)
+  const internals = router as unknown as { handle(req: Request, res: Response, out: NextFunction): void };
+  const routerPass = internals.handle.bind(router);
+  internals.handle = (req, res, out) => {
+    if (router.stack.length === 1) flowLayer(req, res, out);
+    else routerPass(req, res, out);
+  };
   return router;
 }
 

@@ -53,6 +53,11 @@ export async function sendResponse(res: ServerResponse, response: HttpResponse, 
     res.end();
     return;
   }
-  res.writeHead(response.status, { ...response.headers, "content-length": String(Buffer.byteLength(body)) });
+  // Headers as one flat list of names and values: Node takes it as is, with no object to walk.
+  const headers: string[] = [];
+  for (const name of Object.keys(response.headers))
+    if (name !== "content-length") headers.push(name, response.headers[name]!);
+  headers.push("content-length", String(Buffer.byteLength(body)));
+  res.writeHead(response.status, headers);
   res.end(body);
 }

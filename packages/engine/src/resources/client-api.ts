@@ -9,10 +9,11 @@ import {
   projectionOf,
 } from "@flowrt/core";
 import { CollectionRuntime } from "./collection.js";
+import type { TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { storedClientData, toJsonValue } from "./events.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
-import { createResourceScope, type ResourceRuntime } from "./resource-scope.js";
+import { buildResourceRuntime, createResourceScope, type ResourceRuntime } from "./resource-scope.js";
 import { SingleResourceRuntime } from "./single-resource.js";
 
 /** List page limits of the specification. */
@@ -157,22 +158,34 @@ const itemData = (def: AnyResourceDefinition, state: JsonObject): JsonValue | un
  * One call's view of a session's client-visible resources. A resource's runtime is built when an
  * operation first names it; reads of internal collections go to the store's records directly.
  */
-class ClientResources implements ClientResourceApi {
+class ClientResources implements ClientResourceApi, TemplateSource {
   private readonly ctx: ResourceRuntimeContext;
   private readonly visible: Readonly<Record<string, AnyResourceDefinition>>;
-  private readonly scope: ReturnType<typeof createResourceScope>;
+  /** The runtime of the resource a call names (a call names one; a second name builds a second). */
+  private named: { ref: string; runtime: ResourceRuntime | FlowError } | undefined;
+  /** A scope of every visible resource, made only when content rendering looks a template up. */
+  private templateScope: TemplateSource | undefined;
 
   constructor(ctx: ResourceRuntimeContext, visible: Readonly<Record<string, AnyResourceDefinition>>) {
     this.ctx = ctx;
     this.visible = visible;
-    this.scope = createResourceScope(ctx, visible);
+  }
+
+  templateText(
+    ref: Parameters<TemplateSource["templateText"]>[0],
+    requester: string,
+  ): Promise<string | null> {
+    this.templateScope ??= createResourceScope(this.ctx, this.visible);
+    return this.templateScope.templateText(ref, requester);
   }
 
   private resolve(ref: string): { def: AnyResourceDefinition; runtime: ResourceRuntime } {
     const def = Object.hasOwn(this.visible, ref) ? this.visible[ref] : undefined;
     if (def === undefined) throw notFound(ref, "does not exist or is not visible to clients");
-    const runtime = this.scope.runtime(ref);
-    if (runtime === undefined)
+    if (this.named?.ref !== ref)
+      this.named = { ref, runtime: buildResourceRuntime(this.ctx, this, ref, def) };
+    const runtime = this.named.runtime;
+    if (runtime instanceof Error)
       throw notFound(
         ref,
         `is not available on session "${this.ctx.session.id}" (it is org-scoped and the session has no org)`,

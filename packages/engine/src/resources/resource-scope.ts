@@ -138,21 +138,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
   }
 
   private build(accessor: string, def: AnyResourceDefinition): ResourceRuntime | FlowError {
-    let address: ReturnType<typeof resourceAddress>;
-    try {
-      address = resourceAddress(this.context, def, accessor);
-    } catch (error) {
-      return error as FlowError;
-    }
-    if (isSingleResourceDefinition(def))
-      return new SingleResourceRuntime(this.context, this, accessor, def, address);
-    if (isCollectionDefinition(def)) return new CollectionRuntime(this.context, this, accessor, def, address);
-    if (isExternalCollectionDefinition(def))
-      return new ExternalCollectionRuntime(this.context, accessor, def, address);
-    return new FlowError(
-      "definition-error",
-      `"${accessor}" is declared as a resource but is not a resource definition.`,
-    );
+    return buildResourceRuntime(this.context, this, accessor, def);
   }
 
   definition(accessor: string): AnyResourceDefinition | undefined {
@@ -213,12 +199,37 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
 }
 
 /**
+ * The runtime of one declared resource, or the reason it is unavailable on this session (an org-scoped
+ * resource on a session without an org). `source` resolves `contentTemplateRef`s.
+ */
+export function buildResourceRuntime(
+  ctx: ResourceRuntimeContext,
+  source: TemplateSource,
+  accessor: string,
+  def: AnyResourceDefinition,
+): ResourceRuntime | FlowError {
+  let address: ReturnType<typeof resourceAddress>;
+  try {
+    address = resourceAddress(ctx, def, accessor);
+  } catch (error) {
+    return error as FlowError;
+  }
+  if (isSingleResourceDefinition(def)) return new SingleResourceRuntime(ctx, source, accessor, def, address);
+  if (isCollectionDefinition(def)) return new CollectionRuntime(ctx, source, accessor, def, address);
+  if (isExternalCollectionDefinition(def)) return new ExternalCollectionRuntime(ctx, accessor, def, address);
+  return new FlowError(
+    "definition-error",
+    `"${accessor}" is declared as a resource but is not a resource definition.`,
+  );
+}
+
+/**
  * Creates the resource scope of one request: scope state handles and a handle per declared resource.
  * Nothing is read until {@link ResourceScope.loadScopes} / {@link ResourceScope.load} (or a handle call).
  */
 export function createResourceScope(
   ctx: ResourceRuntimeContext,
   declarations: Readonly<Record<string, AnyResourceDefinition>> = {},
-): ResourceScope {
+): ResourceScope & TemplateSource {
   return new RequestResourceScope(ctx, declarations);
 }

@@ -1,8 +1,12 @@
 import { FlowError, hasErrorCode } from "@flowrt/core";
+import type { BlockRun } from "./block-run.js";
 
-/** Throws `request-aborted` when the run's signal has fired; called before every block and step. */
-export function throwIfAborted(signal: AbortSignal, before: string): void {
-  if (signal.aborted) throw abortedError(before, signal.reason);
+/**
+ * Throws `request-aborted` when the run has been aborted; called before every block and step. Asks
+ * `run.aborted` when the run has it, so a signal made on first read is not made for this.
+ */
+export function throwIfRunAborted(run: Pick<BlockRun, "signal" | "aborted">, before: string): void {
+  if (run.aborted ?? run.signal.aborted) throw abortedError(before, run.signal.reason);
 }
 
 export function abortedError(before: string, reason?: unknown): FlowError {

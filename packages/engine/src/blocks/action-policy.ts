@@ -60,9 +60,9 @@ export async function runAction(
   try {
     output = await executeBlock(action.block, input, run);
   } catch (error) {
-    await callOnErrored(action, error, run.ctx);
+    if (action.onErrored !== undefined) await callOnErrored(action, error, run.ctx);
     throw error;
   }
-  await callOnCompleted(action, output, run.ctx);
+  if (action.onCompleted !== undefined) await callOnCompleted(action, output, run.ctx);
   return output;
 }

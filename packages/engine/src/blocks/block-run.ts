@@ -25,6 +25,11 @@ export interface BlockRun {
   emit(type: BlockEventType, data: JsonObject): Promise<void>;
   /** Aborts the run: no further block or step starts, and a running generator is cancelled. */
   signal: AbortSignal;
+  /**
+   * Whether the run is aborted, for a run that can tell without making its signal (the host's runs make
+   * theirs on first read). Checked before every block when present, else `signal.aborted`.
+   */
+  readonly aborted?: boolean;
   /** Shared by every block of the run; see {@link TokenBudget}. */
   budget: TokenBudget;
   /** Called before each block runs so that its declared (action-level) resources are on `ctx.resources`. */

@@ -1,10 +1,23 @@
-import type { AnyBlock, BlockContext, BlockLogger, JsonObject, ReactionDefinition } from "@flowrt/core";
-import { type BlockRun, createTokenBudget, executeBlock, runAction } from "../blocks/index.js";
-import { createContentTools, createResourceScope } from "../resources/index.js";
+import type {
+  AnyBlock,
+  BlockContext,
+  BlockLogger,
+  JsonObject,
+  Principal,
+  ReactionDefinition,
+} from "@flowrt/core";
+import { executeBlock } from "../blocks/execute-block.js";
+import { type BlockRun, createTokenBudget, runAction, type TokenBudget } from "../blocks/index.js";
+import {
+  createContentTools,
+  createResourceScope,
+  type ResourceRuntimeContext,
+  type ResourceScope,
+} from "../resources/index.js";
 import type { FlowHost } from "./flow-host.js";
 import type { HostLogger } from "./logger.js";
 import { principalOfRecord } from "./principal.js";
-import type { RequestExecutor } from "./request-runner.js";
+import type { ClaimedRun } from "./request-runner.js";
 
 /** A logger that stamps every line with the request it belongs to. */
 export function requestLogger(logger: HostLogger, fields: Record<string, unknown>): BlockLogger {
@@ -16,88 +29,154 @@ export function requestLogger(logger: HostLogger, fields: Record<string, unknown
   };
 }
 
+/** Where the shared accessors below find the run of a context object. */
+const RUN = Symbol("flowrt.actionRun");
+
 /**
- * Runs one claimed request: builds its resource scope (flow-level resources load at request start,
- * action-level ones when their block runs), the block context, and executes the block tree under the
- * action's policy (token budget, `onCompleted`, `onErrored`).
+ * `signal` and `log` of a run's context objects: made on first read (most runs read neither). One
+ * getter pair for every run, installed with `Object.defineProperty` (an object literal with `get`
+ * members is built in slow dictionary mode; this keeps the context a fast object) and reading the run
+ * through a symbol-keyed member, so no run makes closures for them.
  */
-export async function executeAction(host: FlowHost, run: Parameters<RequestExecutor>[0]): Promise<unknown> {
-  const { record, flow, session, block, policy, signal } = run;
-  const principal = principalOfRecord(record, session);
-  const log = requestLogger(host.logger, { requestId: record.id, flowId: flow.id });
-  // Reactions run inside the originating turn, on the same run (context, stream, budget, signal). A
-  // reaction does not re-trigger itself while it runs, so a reaction writing its own resource ends.
-  let blockRun: BlockRun | undefined;
-  const reacting = new Set<ReactionDefinition>();
-  const runReaction = async (notice: { ref: string; change: string }) => {
-    if (!blockRun) return;
-    for (const reaction of flow.definition.reactions) {
-      if (reaction.reactTo.resource !== notice.ref) continue;
-      if (!(reaction.reactTo.changes as readonly string[]).includes(notice.change)) continue;
-      if (reacting.has(reaction)) continue;
-      reacting.add(reaction);
-      try {
-        await executeBlock(reaction.block, JSON.parse(JSON.stringify(notice)), blockRun);
-      } finally {
-        reacting.delete(reaction);
-      }
-    }
-  };
-  const scope = createResourceScope(
-    {
+const lazyMembers: PropertyDescriptorMap = {
+  signal: {
+    get(this: { [RUN]: ActionRun }) {
+      return this[RUN].signal;
+    },
+    enumerable: true,
+    configurable: true,
+  },
+  log: {
+    get(this: { [RUN]: ActionRun }) {
+      return this[RUN].log;
+    },
+    enumerable: true,
+    configurable: true,
+  },
+};
+
+/**
+ * One action run as the block tree sees it ({@link BlockRun}) and as its resources see it: the block
+ * context, the event sink, the budget, the abort switch. One object per run whose methods stand in for
+ * per-run closures; the logger and the abort signal are made on first use (most runs use neither).
+ */
+class ActionRun implements BlockRun {
+  readonly ctx: BlockContext;
+  readonly budget: TokenBudget;
+  readonly scope: ResourceScope;
+  private logger: BlockLogger | undefined;
+  private tools: Record<string, unknown> | undefined;
+  /** Reactions running now: a reaction does not re-trigger itself while it runs. */
+  private reacting: Set<ReactionDefinition> | undefined;
+
+  constructor(
+    private readonly host: FlowHost,
+    private readonly run: ClaimedRun,
+    principal: Principal,
+  ) {
+    const { record, flow, session, policy } = run;
+    this.budget = createTokenBudget(policy.tokenBudget);
+    const context = {
+      [RUN]: this,
       stores: host.stores,
       flow: flow.definition,
       session,
       principal,
       requestId: record.id,
-      signal,
-      log,
-      emit: (type, data) => run.emit(type, data),
-      runReaction,
-    },
-    flow.flowResources,
-  );
-  await scope.loadScopes();
-  await scope.load();
+      emit: (type: string, data: JsonObject) => run.emit(type, data) as Promise<void>,
+    } as unknown as ResourceRuntimeContext;
+    if (flow.definition.reactions.length > 0) {
+      context.runReaction = (notice) => this.runReaction(notice);
+    }
+    this.scope = createResourceScope(Object.defineProperties(context, lazyMembers), flow.flowResources);
+    const scopes = this.scope.scopes;
+    const ctx = {
+      [RUN]: this,
+      session: scopes.session,
+      user: scopes.user,
+      org: scopes.org,
+      resources: this.scope.handles,
+      principal,
+      sessionId: session.id,
+      requestId: record.id,
+      flowId: flow.id,
+      flowKind: flow.kind,
+      emit: (event: { type: string; data?: unknown }) =>
+        run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>,
+    };
+    this.ctx = Object.defineProperties(ctx, lazyMembers) as unknown as BlockContext;
+  }
 
-  const ctx: BlockContext = {
-    session: scope.scopes.session,
-    user: scope.scopes.user,
-    org: scope.scopes.org,
-    resources: scope.handles,
-    principal,
-    sessionId: session.id,
-    requestId: record.id,
-    flowId: flow.id,
-    flowKind: flow.kind,
-    signal,
-    log,
-    emit: async (event) => {
-      await run.emit(event.type, (event.data ?? {}) as JsonObject);
-    },
-  };
+  get signal(): AbortSignal {
+    return this.run.abort.signal;
+  }
 
-  let contentTools: Record<string, unknown> | undefined;
-  blockRun = {
-    ctx,
-    emit: (type, data) => run.emit(type, data),
-    signal,
-    budget: createTokenBudget(policy.tokenBudget),
-    loadBlockResources: async (b) => {
-      const fresh = Object.keys(b.resources).filter((accessor) => scope.definition(accessor) === undefined);
-      scope.declare(b.resources);
-      await scope.load(fresh);
-    },
-    contentTools: () => {
-      contentTools ??= createContentTools(scope);
-      return contentTools;
-    },
-  };
-  return runAction(
-    { block, onCompleted: policy.onCompleted, onErrored: policy.onErrored },
-    actionInput(record.input, block),
-    blockRun,
-  );
+  get aborted(): boolean {
+    return this.run.abort.aborted;
+  }
+
+  get log(): BlockLogger {
+    this.logger ??= requestLogger(this.host.logger, {
+      requestId: this.run.record.id,
+      flowId: this.run.flow.id,
+    });
+    return this.logger;
+  }
+
+  emit(type: string, data: JsonObject): Promise<void> {
+    // Settles with the stored event, which nobody reads: passed on without a `.then` to drop it.
+    return this.run.emit(type, data) as Promise<void>;
+  }
+
+  loadBlockResources(block: AnyBlock): Promise<void> {
+    const declared = Object.keys(block.resources);
+    if (declared.length === 0) return Promise.resolve();
+    const fresh = declared.filter((accessor) => this.scope.definition(accessor) === undefined);
+    this.scope.declare(block.resources);
+    return this.scope.load(fresh);
+  }
+
+  contentTools(): Record<string, unknown> {
+    this.tools ??= createContentTools(this.scope);
+    return this.tools;
+  }
+
+  /** Reactions run inside the originating turn, on the same run (context, stream, budget, signal). */
+  private async runReaction(notice: { ref: string; change: string }): Promise<void> {
+    for (const reaction of this.run.flow.definition.reactions) {
+      if (reaction.reactTo.resource !== notice.ref) continue;
+      if (!(reaction.reactTo.changes as readonly string[]).includes(notice.change)) continue;
+      this.reacting ??= new Set();
+      if (this.reacting.has(reaction)) continue;
+      this.reacting.add(reaction);
+      try {
+        await executeBlock(reaction.block, JSON.parse(JSON.stringify(notice)), this);
+      } finally {
+        this.reacting.delete(reaction);
+      }
+    }
+  }
+}
+
+/**
+ * Runs one claimed request: builds its resource scope (flow-level resources load at request start,
+ * action-level ones when their block runs), the block context, and executes the block tree under the
+ * action's policy (token budget, `onCompleted`, `onErrored`).
+ */
+export async function executeAction(host: FlowHost, run: ClaimedRun): Promise<unknown> {
+  const { record, flow, session, block, policy } = run;
+  const actionRun = new ActionRun(host, run, principalOfRecord(record, session));
+  await actionRun.scope.loadScopes();
+  for (const _accessor in flow.flowResources) {
+    await actionRun.scope.load();
+    break;
+  }
+  const input = actionInput(record.input, block);
+  // Without hooks there is nothing for runAction to add: the block runs without its frame.
+  if (policy.onCompleted === undefined && policy.onErrored === undefined) {
+    return executeBlock(block, input, actionRun);
+  }
+  return runAction({ block, onCompleted: policy.onCompleted, onErrored: policy.onErrored }, input, actionRun);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   type ActionDefinition,
+  type ActiveRequestEntry,
   type AnyBlock,
   FlowError,
   type FlowStores,
@@ -16,6 +17,8 @@ import {
   TERMINAL_REQUEST_STATUSES,
   type WebhookBinding,
 } from "@flowrt/core";
+import { isoNow } from "../requests/clock.js";
+import { RunAbort } from "../requests/run-abort.js";
 import type { HostLogger } from "./logger.js";
 import type { FlowRegistry, RegisteredFlow } from "./registry.js";
 
@@ -38,16 +41,21 @@ export interface NewRequest {
   metadata?: JsonObject;
 }
 
+/** One claimed request as the executor sees it. */
+export interface ClaimedRun {
+  readonly record: RequestRecord;
+  readonly flow: RegisteredFlow;
+  readonly session: SessionRecord;
+  readonly block: AnyBlock;
+  readonly policy: ActionDefinition | WebhookBinding;
+  /** The run's abort switch: `abort.aborted` is free, `abort.signal` is made on first read. */
+  readonly abort: RunAbort;
+  /** Appends an event to the request's log. */
+  emit(type: string, data: JsonObject): Promise<unknown>;
+}
+
 /** Runs one claimed request to its end. Supplied by the host, which owns contexts and blocks. */
-export type RequestExecutor = (run: {
-  record: RequestRecord;
-  flow: RegisteredFlow;
-  session: SessionRecord;
-  block: AnyBlock;
-  policy: ActionDefinition | WebhookBinding;
-  signal: AbortSignal;
-  emit: (type: string, data: JsonObject) => Promise<void>;
-}) => Promise<unknown>;
+export type RequestExecutor = (run: ClaimedRun) => Promise<unknown>;
 
 export interface RequestRunnerOptions {
   stores: FlowStores;
@@ -86,8 +94,11 @@ function toRequestError(error: unknown): RequestError {
  * died expires and is taken over.
  */
 export class RequestRunner {
-  private readonly controllers = new Map<string, AbortController>();
-  private readonly running = new Set<Promise<void>>();
+  /** Runs claimed here, by request id. */
+  private readonly runs = new Map<string, ActiveRun>();
+  /** Runs launched here and not yet settled (claimed or not), and who waits for them to drain. */
+  private launched = 0;
+  private idle: { promise: Promise<void>; resolve: () => void } | undefined;
   private readonly leaseMs: number;
   /** How often a held claim is renewed. */
   private readonly renewEveryMs: number;
@@ -117,7 +128,7 @@ export class RequestRunner {
 
   private async persist(request: NewRequest, status: "queued" | "failed", error?: RequestError) {
     const policy = request.target.type === "action" ? request.target.action : request.target.binding;
-    const now = new Date().toISOString();
+    const now = isoNow();
     const record: RequestRecord = {
       id: randomUUID(),
       sessionId: request.session.id,
@@ -127,7 +138,7 @@ export class RequestRunner {
       userId: request.principal.userId,
       status,
       input: request.inputIsJson === true ? (request.input as JsonValue) : toJson(request.input),
-      metadata: { ...(request.metadata ?? {}) },
+      metadata: request.metadata ? { ...request.metadata } : {},
       durable: policy.durable,
       version: 1,
       createdAt: now,
@@ -147,21 +158,16 @@ export class RequestRunner {
    */
   launch(record: RequestRecord, session?: SessionRecord): void {
     if (this.closed) return;
-    const task = this.run(record, session).catch((error: unknown) => {
-      this.options.logger.error("request runner failed", {
-        requestId: record.id,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    });
-    this.running.add(task);
-    void task.finally(() => this.running.delete(task));
+    this.launched++;
+    void this.run(record, session);
   }
 
-  async emit(requestId: string, type: string, data: JsonObject): Promise<void> {
-    await this.options.stores.requests.appendEvent({
+  /** Appends an event (the store's answer, the stored event, is of no use here and not waited for apart). */
+  emit(requestId: string, type: string, data: JsonObject): Promise<unknown> {
+    return this.options.stores.requests.appendEvent({
       requestId,
       type,
-      at: new Date().toISOString(),
+      at: isoNow(),
       // The store copies what it keeps (as JSON), so the data goes in as given.
       data,
     });
@@ -175,7 +181,7 @@ export class RequestRunner {
     const patch: RequestPatch = {
       status: "running",
       claim: { hostId: this.options.hostId, until: now + this.leaseMs },
-      startedAt: record.startedAt ?? new Date(now).toISOString(),
+      startedAt: record.startedAt ?? isoNow(),
     };
     const result = await this.options.stores.requests.update(record.id, record.version, patch);
     if (!result.ok) return null;
@@ -197,61 +203,74 @@ export class RequestRunner {
     throw new FlowError("action-not-found", `Flow "${flow.id}" no longer has "${action}".`);
   }
 
+  /**
+   * Claims and runs one record to its end; never rejects (a failure of the runner itself is logged).
+   * Counted out of {@link launched} when it settles, which is what {@link close} waits for.
+   */
   private async run(initial: RequestRecord, known?: SessionRecord): Promise<void> {
-    const claimed = await this.claim(initial);
-    if (!claimed) return;
     const { stores, registry } = this.options;
-    const controller = new AbortController();
-    const lease: Lease = { record: claimed, controller, due: Date.now() + this.renewEveryMs };
-    this.controllers.set(claimed.id, controller);
-    this.holdLease(lease);
+    let lease: ActiveRun | undefined;
     let cleared = false;
     try {
-      const record = claimed;
-      const session =
-        known !== undefined && known.id === record.sessionId
-          ? known
-          : await stores.sessions.get(record.sessionId);
-      if (!session)
-        throw new FlowError("session-not-found", `Session "${record.sessionId}" no longer exists.`);
-      const flow = registry.get(record.flowId);
-      const { block, policy } = this.targetOf(flow, record.action);
-      await stores.requests.markActive({
-        requestId: record.id,
-        sessionId: record.sessionId,
-        flowId: record.flowId,
-        userId: record.userId,
-        ...(record.orgId ? { orgId: record.orgId } : {}),
-        action: record.action,
-        startedAt: record.startedAt ?? new Date().toISOString(),
-      });
-      await this.emit(record.id, "request.started", {
-        action: record.action,
-        sessionId: record.sessionId,
-        ...(record.metadata.webhook ? { webhook: record.metadata.webhook } : {}),
-      });
-      let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
+      const claimed = await this.claim(initial);
+      if (!claimed) return;
+      lease = new ActiveRun(this, claimed, Date.now() + this.renewEveryMs);
+      this.runs.set(claimed.id, lease);
+      this.holdLease(lease);
       try {
-        const output = await this.options.execute({
-          record,
-          flow,
-          session,
-          block,
-          policy,
-          signal: controller.signal,
-          emit: (type, data) => this.emit(record.id, type, data),
-        });
-        outcome = { ok: true, output };
+        const record = claimed;
+        const session =
+          known !== undefined && known.id === record.sessionId
+            ? known
+            : await stores.sessions.get(record.sessionId);
+        if (!session)
+          throw new FlowError("session-not-found", `Session "${record.sessionId}" no longer exists.`);
+        const flow = registry.get(record.flowId);
+        const { block, policy } = this.targetOf(flow, record.action);
+        const entry: ActiveRequestEntry = {
+          requestId: record.id,
+          sessionId: record.sessionId,
+          flowId: record.flowId,
+          userId: record.userId,
+          action: record.action,
+          startedAt: record.startedAt ?? isoNow(),
+        };
+        if (record.orgId) entry.orgId = record.orgId;
+        await stores.requests.markActive(entry);
+        const started: JsonObject = { action: record.action, sessionId: record.sessionId };
+        if (record.metadata.webhook) started.webhook = record.metadata.webhook;
+        await this.emit(record.id, "request.started", started);
+        let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
+        try {
+          lease.flow = flow;
+          lease.session = session;
+          lease.block = block;
+          lease.policy = policy;
+          const output = await this.options.execute(lease as ClaimedRun);
+          outcome = { ok: true, output };
+        } catch (error) {
+          outcome = { ok: false, error };
+        }
+        cleared = await this.finish(lease, outcome, lease.abort.aborted);
       } catch (error) {
-        outcome = { ok: false, error };
+        cleared = await this.finish(lease, { ok: false, error }, false);
       }
-      cleared = await this.finish(lease, outcome, controller.signal.aborted);
     } catch (error) {
-      cleared = await this.finish(lease, { ok: false, error }, false);
+      this.options.logger.error("request runner failed", {
+        requestId: initial.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
     } finally {
-      this.releaseLease(lease);
-      this.controllers.delete(claimed.id);
-      if (!cleared) await stores.requests.clearActive(claimed.id).catch(() => {});
+      if (lease !== undefined) {
+        this.releaseLease(lease);
+        this.runs.delete(lease.record.id);
+        if (!cleared) await stores.requests.clearActive(lease.record.id).catch(() => {});
+      }
+      if (--this.launched === 0 && this.idle !== undefined) {
+        const idle = this.idle;
+        this.idle = undefined;
+        idle.resolve();
+      }
     }
   }
 
@@ -287,7 +306,7 @@ export class RequestRunner {
       claim: { hostId, until },
     });
     if (result.ok) lease.record = { ...record, claim: { hostId, until }, version: result.version };
-    else lease.controller.abort(); // aborted, or taken over after our lease lapsed: stop working on it
+    else lease.abort.abort(); // aborted, or taken over after our lease lapsed: stop working on it
   }
 
   /**
@@ -306,7 +325,7 @@ export class RequestRunner {
       () => true,
       () => false,
     );
-    const completedAt = new Date().toISOString();
+    const completedAt = isoNow();
     const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));
     const patch: RequestPatch = outcome.ok
       ? { status: "completed", output: toJson(outcome.output), completedAt, claim: null }
@@ -344,7 +363,7 @@ export class RequestRunner {
       if (TERMINAL_REQUEST_STATUSES.includes(current.status)) {
         throw new FlowError("request-finished", `Request "${requestId}" has already ${current.status}.`);
       }
-      const completedAt = new Date().toISOString();
+      const completedAt = isoNow();
       const error: RequestError = { code: "request-aborted", message: "The request was aborted." };
       const result = await stores.requests.update(requestId, current.version, {
         status: "aborted",
@@ -353,7 +372,7 @@ export class RequestRunner {
         claim: null,
       });
       if (!result.ok) continue;
-      this.controllers.get(requestId)?.abort();
+      this.runs.get(requestId)?.abort.abort();
       await this.emit(requestId, "request.aborted", {});
       return { ...current, status: "aborted", error, completedAt, claim: undefined, version: result.version };
     }
@@ -369,7 +388,7 @@ export class RequestRunner {
     let launched = 0;
     const now = Date.now();
     for (const record of candidates) {
-      if (this.controllers.has(record.id)) continue;
+      if (this.runs.has(record.id)) continue;
       const lapsed = record.status === "queued" ? true : (record.claim?.until ?? 0) < now;
       if (!lapsed) continue;
       if (record.durable) {
@@ -380,7 +399,7 @@ export class RequestRunner {
           .update(record.id, record.version, {
             status: "failed",
             error: { code: "internal-error", message: "The host running this request stopped." },
-            completedAt: new Date().toISOString(),
+            completedAt: isoNow(),
             claim: null,
           })
           .then((r) =>
@@ -392,20 +411,48 @@ export class RequestRunner {
   }
 
   isRunningHere(requestId: string): boolean {
-    return this.controllers.has(requestId);
+    return this.runs.has(requestId);
   }
 
   /** Stops taking work and waits for what runs here to finish. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    while (this.launched > 0) {
+      if (this.idle === undefined) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((done) => {
+          resolve = done;
+        });
+        this.idle = { promise, resolve };
+      }
+      await this.idle.promise;
+    }
   }
 }
 
-/** A claim held by a request running here: the record as of our last write, renewed while it runs. */
-interface Lease {
-  record: RequestRecord;
-  controller: AbortController;
-  /** When the claim is next renewed (ms since epoch). */
-  due: number;
+/**
+ * A request running here: the claim it holds (the record as of our last write, renewed while it runs),
+ * its abort switch, and what the executor gets (one object per run, no closures).
+ */
+class ActiveRun {
+  readonly abort = new RunAbort();
+  // Set once the target is known, before the executor sees the run.
+  flow!: RegisteredFlow;
+  session!: SessionRecord;
+  block!: AnyBlock;
+  policy!: ActionDefinition | WebhookBinding;
+
+  constructor(
+    private readonly runner: RequestRunner,
+    /** The record as of our last write (claim or renewal). */
+    public record: RequestRecord,
+    /** When the claim is next renewed (ms since epoch). */
+    public due: number,
+  ) {}
+
+  emit(type: string, data: JsonObject): Promise<unknown> {
+    return this.runner.emit(this.record.id, type, data);
+  }
 }
+
+type Lease = ActiveRun;

@@ -8,6 +8,7 @@ import {
   type SessionRecord,
   UserBindingMismatchError,
 } from "@flowrt/core";
+import { isoNow } from "../requests/clock.js";
 import type { FlowRegistry, RegisteredFlow } from "./registry.js";
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
@@ -40,8 +41,9 @@ export class SessionService {
   ) {}
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
+    // A generated id is a UUID, valid by construction; only a given one is checked.
     const id = input.sessionId ?? randomUUID();
-    assertSessionId(id);
+    if (input.sessionId !== undefined) assertSessionId(id);
     const { principal, parent } = input;
     const record: SessionRecord = {
       id,
@@ -50,7 +52,7 @@ export class SessionService {
       userId: principal.userId,
       rootSessionId: parent ? parent.rootSessionId : id,
       metadata: input.metadata ?? {},
-      createdAt: new Date().toISOString(),
+      createdAt: isoNow(),
     };
     if (principal.orgId) record.orgId = principal.orgId;
     if (principal.tenantId) record.tenantId = principal.tenantId;

@@ -2,7 +2,7 @@
  * Load helpers for the webhook ingest benchmarks: each server runs in its own child process
  * (`webhooks-server.ts`), autocannon drives it from this one.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -19,15 +19,31 @@ export interface RunningServer {
   mode: ServerMode;
   /** Where deliveries are posted. */
   url: string;
+  /** CPU time the server process has used so far (user + system), in µs. */
+  cpuUs(): Promise<number>;
   stop(): Promise<void>;
 }
 
 export async function startServer(mode: ServerMode): Promise<RunningServer> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--conditions=@flowrt/source", "--import", "tsx", SERVER, mode],
-    { cwd: BENCH_DIR, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } },
-  );
+  const child: ChildProcess = fork(SERVER, [mode], {
+    execPath: process.execPath,
+    execArgv: [
+      "--conditions=@flowrt/source",
+      "--import",
+      "tsx",
+      // WEBHOOK_BENCH_CPU_PROF=<dir> profiles the servers under test (one .cpuprofile per child, on exit).
+      ...(process.env.WEBHOOK_BENCH_CPU_PROF
+        ? [
+            "--cpu-prof",
+            `--cpu-prof-dir=${process.env.WEBHOOK_BENCH_CPU_PROF}`,
+            `--cpu-prof-name=${mode}-${Date.now()}.cpuprofile`,
+          ]
+        : []),
+    ],
+    cwd: BENCH_DIR,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
     let err = "";
@@ -44,9 +60,22 @@ export async function startServer(mode: ServerMode): Promise<RunningServer> {
     );
   });
   const path = mode === "bare" ? "/hook" : "/api/flows/payments/webhooks/stripe";
+  let nextId = 0;
+  const pending = new Map<number, (cpuUs: number) => void>();
+  child.on("message", (message: { type?: string; id?: number; cpuUs?: number }) => {
+    if (message?.type !== "usage" || message.id === undefined) return;
+    pending.get(message.id)?.(message.cpuUs ?? 0);
+    pending.delete(message.id);
+  });
   return {
     mode,
     url: `http://127.0.0.1:${port}${path}`,
+    cpuUs: () =>
+      new Promise<number>((resolve) => {
+        const id = nextId++;
+        pending.set(id, resolve);
+        child.send({ type: "usage", id });
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -76,6 +105,8 @@ export function signedDelivery(bytes = 1024): { body: string; headers: Record<st
 export interface LoadResult {
   /** 2xx responses per second. */
   rps: number;
+  /** 2xx responses in all. */
+  responses: number;
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
@@ -99,6 +130,7 @@ export async function load(
   });
   return {
     rps: result["2xx"] / result.duration,
+    responses: result["2xx"],
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,

@@ -1,6 +1,7 @@
 /**
  * A webhook server for the ingest benchmarks, run in its own process so the load generator does not share
  * its event loop. `tsx webhooks-server.ts <mode>` prints `listening <port>` once it serves on 127.0.0.1.
+ * Over IPC (when forked) it answers `{ type: "usage", id }` with its CPU time so far (user + system, µs).
  *
  * - `bare`: an Express route that reads the raw body, verifies it with the same preset and answers 202.
  * - `flowrt-instant`: Express + `createFlowRouter(host)`; the binding's handler returns at once.
@@ -75,6 +76,13 @@ const server = app.listen(0, "127.0.0.1", () => {
   const address = server.address();
   process.stdout.write(`listening ${typeof address === "object" && address ? address.port : 0}\n`);
 });
+process.on("message", (message: { type?: string; id?: number }) => {
+  if (message?.type !== "usage") return;
+  const cpu = process.cpuUsage();
+  process.send?.({ type: "usage", id: message.id, cpuUs: cpu.user + cpu.system });
+});
+// The parent going away (crash, Ctrl-C) must not leave a server behind.
+process.on("disconnect", () => process.exit(0));
 process.on("SIGTERM", () => {
   server.close();
   server.closeAllConnections();

@@ -13,12 +13,15 @@
  * two sides of each comparison so that load from elsewhere on the machine lands on both.
  * `BENCH_WEBHOOK_SECONDS` (default 5) sets the length of one load round.
  */
+import { cpus, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { formatTable } from "./measure.js";
 import { type LoadResult, load, type RunningServer, startServer } from "./webhooks-load.js";
 import { benchVerifiers } from "./webhooks-verify.js";
 
 const ROUNDS = 3;
+
+type Measured = LoadResult & { cpuUsPerReq: number };
 const CONNECTIONS = 32;
 
 const verdict = (ratio: number, target: number, atLeast: boolean) =>
@@ -63,13 +66,17 @@ async function ingestSection(seconds: number): Promise<{ markdown: string; flowr
     // Warm-up: JIT and connection pools on both sides.
     checked("warm-up bare", await load(bare.url, { seconds: 2, connections: CONNECTIONS }));
     checked("warm-up flowrt", await load(flowrt.url, { seconds: 2, connections: CONNECTIONS }));
-    const bareRuns: LoadResult[] = [];
-    const flowrtRuns: LoadResult[] = [];
+    const bareRuns: Measured[] = [];
+    const flowrtRuns: Measured[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? [bare, flowrt] : [flowrt, bare];
       for (const server of order) {
+        const before = await server.cpuUs();
         const result = checked(server.mode, await load(server.url, { seconds, connections: CONNECTIONS }));
-        (server === bare ? bareRuns : flowrtRuns).push(result);
+        // Runs the 202s started finish within the round's CPU time: let them settle before reading it.
+        await sleep(250);
+        const cpuUsPerReq = ((await server.cpuUs()) - before) / Math.max(1, result.responses);
+        (server === bare ? bareRuns : flowrtRuns).push({ ...result, cpuUsPerReq });
       }
     }
     const bareRps = median(bareRuns.map((r) => r.rps));
@@ -79,11 +86,13 @@ async function ingestSection(seconds: number): Promise<{ markdown: string; flowr
         server: "bare Express: raw body, alphaWebhookVerifier, 202",
         "2xx/s (median)": Math.round(bareRps),
         "p99 ms": median(bareRuns.map((r) => r.p99Ms)),
+        "CPU µs/req": Math.round(median(bareRuns.map((r) => r.cpuUsPerReq))),
       },
       {
         server: "flowrt: createFlowRouter, instant handler",
         "2xx/s (median)": Math.round(flowrtRps),
         "p99 ms": median(flowrtRuns.map((r) => r.p99Ms)),
+        "CPU µs/req": Math.round(median(flowrtRuns.map((r) => r.cpuUsPerReq))),
       },
     ];
     return {
@@ -94,6 +103,8 @@ async function ingestSection(seconds: number): Promise<{ markdown: string; flowr
         formatTable(rows),
         "",
         `- flowrt / bare: ${verdict(flowrtRps / bareRps, 0.6, true)}`,
+        "- CPU µs/req: the server process's user + system CPU time over a round (and 250 ms after it, so the runs its 202s started are counted) divided by its 2xx responses; median of rounds.",
+        `- ${cpus().length} CPUs (${cpus()[0]?.model ?? "unknown"}), Node ${process.version}, load average ${loadavg()[0]!.toFixed(2)} at the end.`,
       ].join("\n"),
     };
   } finally {

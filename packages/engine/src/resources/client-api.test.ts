@@ -250,6 +250,8 @@ describe.each(STORE_FACTORIES)("client resource API as JSON text ($name store)",
     const states: Record<string, { title: string; secret: string }> = {
       "items/b": { title: 'quote " and \\ and \u{1F600}', secret: "1" },
       "items/a": { title: "a", secret: "2" },
+      // Keys JSON must escape (quote, backslash, a control character, a surrogate pair).
+      'items/q"\\\u0001\u{1F600}': { title: "escaped key", secret: "7" },
       // The collection's folder key and a deeper key share the prefix but are not items.
       "items/": { title: "folder", secret: "3" },
       "items/a/deep": { title: "deep", secret: "4" },
@@ -269,6 +271,7 @@ describe.each(STORE_FACTORIES)("client resource API as JSON text ($name store)",
     for (const [ref, topic] of [
       ["items", "a"],
       ["items", "items/b"],
+      ["items", 'q"\\\u0001\u{1F600}'],
       ["files", "x/y.md"],
       ["exposed", "p"],
       ["catalog", "a"],

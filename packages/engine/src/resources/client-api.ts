@@ -267,8 +267,13 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     const text =
       asText && projectionOf(def) === undefined ? await runtime.pageText(prefix, offset, limit) : null;
     if (text !== null) {
-      const items = text.records.map((r) => `{"topic":${JSON.stringify(r.key)},"clientData":${r.stateText}}`);
-      return `{"items":[${items.join(",")}],"pagination":${JSON.stringify(pagination(items.length, text.total))}}`;
+      // Appended piece by piece: the transport flattens the result once when it measures and writes it.
+      let out = '{"items":[';
+      for (let i = 0; i < text.records.length; i++) {
+        const record = text.records[i]!;
+        out += `${i === 0 ? '{"topic":' : ',{"topic":'}${jsonString(record.key)},"clientData":${record.stateText}}`;
+      }
+      return `${out}],"pagination":${JSON.stringify(pagination(text.records.length, text.total))}}`;
     }
     const { records, total } = await runtime.page(prefix, offset, limit);
     return {
@@ -283,7 +288,7 @@ class ClientResources implements ClientResourceApi, TemplateSource {
       need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
       const path = runtime.toPath(topic);
       const record = await runtime.readRecordText(path);
-      if (record !== undefined) return `{"topic":${JSON.stringify(path)},"clientData":${record.stateText}}`;
+      if (record !== undefined) return `{"topic":${jsonString(path)},"clientData":${record.stateText}}`;
     }
     return JSON.stringify(await this.readItem(ref, topic));
   }
@@ -376,6 +381,18 @@ class ClientResources implements ClientResourceApi, TemplateSource {
 function fullKeyPrefix(literalPrefix: string, topicPrefix: string | undefined): string | undefined | null {
   if (topicPrefix === undefined || topicPrefix.startsWith(literalPrefix)) return topicPrefix;
   return literalPrefix.startsWith(topicPrefix) ? literalPrefix : null;
+}
+
+/**
+ * `JSON.stringify(text)`, without its escaping pass for the usual key that needs none: no quote,
+ * backslash, control character or surrogate (a pair is left to JSON.stringify as well).
+ */
+function jsonString(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
 }
 
 function withData(item: ListItem, clientData: JsonValue | undefined): ListItem {

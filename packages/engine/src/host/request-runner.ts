@@ -79,6 +79,26 @@ function toJson(value: unknown): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;
 }
 
+/**
+ * A copy of `record` after one of our writes. Copied with `Object.assign` onto a fresh object, then
+ * assigned: a spread followed by more members gives every copy a map of its own (memory and time per
+ * run), while this keeps one shared shape.
+ */
+function withWrite(
+  record: RequestRecord,
+  version: number,
+  claim: RequestRecord["claim"],
+  status?: RequestRecord["status"],
+  startedAt?: string,
+): RequestRecord {
+  const copy: RequestRecord = Object.assign({}, record);
+  if (status !== undefined) copy.status = status;
+  if (startedAt !== undefined) copy.startedAt = startedAt;
+  copy.claim = claim;
+  copy.version = version;
+  return copy;
+}
+
 function toRequestError(error: unknown): RequestError {
   if (isFlowError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
   // Application errors keep their message on the record (its owner reads it); stacks never leave the host.
@@ -185,7 +205,7 @@ export class RequestRunner {
     };
     const result = await this.options.stores.requests.update(record.id, record.version, patch);
     if (!result.ok) return null;
-    return { ...record, ...patch, claim: patch.claim ?? undefined, version: result.version } as RequestRecord;
+    return withWrite(record, result.version, patch.claim ?? undefined, "running", patch.startedAt);
   }
 
   private targetOf(
@@ -305,7 +325,7 @@ export class RequestRunner {
     const result = await this.options.stores.requests.update(record.id, record.version, {
       claim: { hostId, until },
     });
-    if (result.ok) lease.record = { ...record, claim: { hostId, until }, version: result.version };
+    if (result.ok) lease.record = withWrite(record, result.version, { hostId, until });
     else lease.abort.abort(); // aborted, or taken over after our lease lapsed: stop working on it
   }
 

@@ -9,6 +9,7 @@ import { parseBlockInput } from "../blocks/validate-io.js";
 import type { FlowHost } from "../host/flow-host.js";
 import { describeError } from "../host/logger.js";
 import type { RegisteredFlow } from "../host/registry.js";
+import type { NewRequest } from "../host/request-runner.js";
 import type { Caller } from "../host/types.js";
 import { decodeUtf8 } from "../http/utf8.js";
 
@@ -124,20 +125,25 @@ export async function receiveWebhook(
     return { status: 202, body: { ignored: true, reason: "when threw" } };
   }
 
-  const { principal } = await host.principalFor(
-    flow,
-    { ...caller, source: "webhook" },
-    {
-      action: `webhook:${provider}:${eventType}`,
-    },
-  );
+  // The caller as given, resolved as a webhook (copied with Object.assign: a spread plus a member makes a
+  // fresh object shape per delivery).
+  const webhookCaller: Caller = Object.assign({}, caller);
+  webhookCaller.source = "webhook";
+  const { principal } = await host.principalFor(flow, webhookCaller, {
+    action: `webhook:${provider}:${eventType}`,
+  });
   const session = await ensureSession(host, flow, binding, event, principal);
 
-  const metadata: JsonObject = {
-    origin: "webhook",
-    webhook: { provider, eventType, ...(deliveryId !== undefined ? { deliveryId } : {}) },
+  const webhook: JsonObject = { provider, eventType };
+  if (deliveryId !== undefined) webhook.deliveryId = deliveryId;
+  const request: NewRequest = {
+    flow,
+    session,
+    principal,
+    target: { type: "webhook", binding },
+    input: null,
+    metadata: { origin: "webhook", webhook },
   };
-  const request = { flow, session, principal, target: { type: "webhook" as const, binding }, metadata };
   let input: unknown;
   try {
     input = binding.input ? await binding.input(event) : payload;
@@ -161,12 +167,13 @@ export async function receiveWebhook(
       await parseBlockInput(binding.block, input);
     }
   } catch (error) {
-    const failed = await host.requests.persistFailed({ ...request, input: null }, error);
+    const failed = await host.requests.persistFailed(request, error);
     return { status: 202, body: { requestId: failed.id } };
   }
+  request.input = input;
   // A payload straight from the default JSON parse, unchanged by a binding, is JSON already.
-  const inputIsJson = !definition.parse && !binding.input && !binding.inputSchema;
-  const record = await host.requests.submit({ ...request, input, inputIsJson });
+  request.inputIsJson = !definition.parse && !binding.input && !binding.inputSchema;
+  const record = await host.requests.submit(request);
   return { status: 202, body: { requestId: record.id } };
 }
 

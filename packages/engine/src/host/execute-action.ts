@@ -29,41 +29,46 @@ export function requestLogger(logger: HostLogger, fields: Record<string, unknown
   };
 }
 
-/** Where the shared accessors below find the run of a context object. */
+/** Where the shared accessors below find the run of a block context. */
 const RUN = Symbol("flowrt.actionRun");
 
 /**
- * `signal` and `log` of a run's context objects: made on first read (most runs read neither). One
- * getter pair for every run, installed with `Object.defineProperty` (an object literal with `get`
- * members is built in slow dictionary mode; this keeps the context a fast object) and reading the run
- * through a symbol-keyed member, so no run makes closures for them.
+ * `ctx.signal` and `ctx.log`: made on first read (most runs read neither), yet own enumerable members of
+ * the context as before. One getter each for every run, reading the run through a symbol-keyed member
+ * (no closures per run), installed with `Object.defineProperty`: an object literal with `get` members
+ * is built in slow dictionary mode, while this keeps the context a fast object of one shared shape.
  */
-const lazyMembers: PropertyDescriptorMap = {
-  signal: {
-    get(this: { [RUN]: ActionRun }) {
-      return this[RUN].signal;
-    },
-    enumerable: true,
-    configurable: true,
+const lazySignal: PropertyDescriptor = {
+  get(this: { [RUN]: ActionRun }) {
+    return this[RUN].signal;
   },
-  log: {
-    get(this: { [RUN]: ActionRun }) {
-      return this[RUN].log;
-    },
-    enumerable: true,
-    configurable: true,
+  enumerable: true,
+  configurable: true,
+};
+const lazyLog: PropertyDescriptor = {
+  get(this: { [RUN]: ActionRun }) {
+    return this[RUN].log;
   },
+  enumerable: true,
+  configurable: true,
 };
 
 /**
- * One action run as the block tree sees it ({@link BlockRun}) and as its resources see it: the block
- * context, the event sink, the budget, the abort switch. One object per run whose methods stand in for
- * per-run closures; the logger and the abort signal are made on first use (most runs use neither).
+ * One action run: what the block tree sees ({@link BlockRun}) and what its resources see (the
+ * {@link ResourceRuntimeContext}), in one object whose methods and getters stand in for per-run
+ * closures; the logger and the abort signal are made on first use (most runs use neither).
  */
-class ActionRun implements BlockRun {
+class ActionRun implements BlockRun, ResourceRuntimeContext {
   readonly ctx: BlockContext;
   readonly budget: TokenBudget;
   readonly scope: ResourceScope;
+  readonly stores: ResourceRuntimeContext["stores"];
+  readonly flow: ResourceRuntimeContext["flow"];
+  readonly session: ResourceRuntimeContext["session"];
+  readonly principal: Principal;
+  readonly requestId: string;
+  /** Set only when the flow has reactions: resources skip building change notices without it. */
+  runReaction?: (notice: { ref: string; change: string }) => Promise<void>;
   private logger: BlockLogger | undefined;
   private tools: Record<string, unknown> | undefined;
   /** Reactions running now: a reaction does not re-trigger itself while it runs. */
@@ -76,19 +81,13 @@ class ActionRun implements BlockRun {
   ) {
     const { record, flow, session, policy } = run;
     this.budget = createTokenBudget(policy.tokenBudget);
-    const context = {
-      [RUN]: this,
-      stores: host.stores,
-      flow: flow.definition,
-      session,
-      principal,
-      requestId: record.id,
-      emit: (type: string, data: JsonObject) => run.emit(type, data) as Promise<void>,
-    } as unknown as ResourceRuntimeContext;
-    if (flow.definition.reactions.length > 0) {
-      context.runReaction = (notice) => this.runReaction(notice);
-    }
-    this.scope = createResourceScope(Object.defineProperties(context, lazyMembers), flow.flowResources);
+    this.stores = host.stores;
+    this.flow = flow.definition;
+    this.session = session;
+    this.principal = principal;
+    this.requestId = record.id;
+    if (flow.definition.reactions.length > 0) this.runReaction = (notice) => this.react(notice);
+    this.scope = createResourceScope(this, flow.flowResources);
     const scopes = this.scope.scopes;
     const ctx = {
       [RUN]: this,
@@ -104,7 +103,9 @@ class ActionRun implements BlockRun {
       emit: (event: { type: string; data?: unknown }) =>
         run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>,
     };
-    this.ctx = Object.defineProperties(ctx, lazyMembers) as unknown as BlockContext;
+    Object.defineProperty(ctx, "signal", lazySignal);
+    Object.defineProperty(ctx, "log", lazyLog);
+    this.ctx = ctx as unknown as BlockContext;
   }
 
   get signal(): AbortSignal {
@@ -142,7 +143,7 @@ class ActionRun implements BlockRun {
   }
 
   /** Reactions run inside the originating turn, on the same run (context, stream, budget, signal). */
-  private async runReaction(notice: { ref: string; change: string }): Promise<void> {
+  private async react(notice: { ref: string; change: string }): Promise<void> {
     for (const reaction of this.run.flow.definition.reactions) {
       if (reaction.reactTo.resource !== notice.ref) continue;
       if (!(reaction.reactTo.changes as readonly string[]).includes(notice.change)) continue;

@@ -114,6 +114,8 @@ function toRequestError(error: unknown): RequestError {
  * died expires and is taken over.
  */
 export class RequestRunner {
+  /** {@link targetOf}'s answers: flows are immutable once registered. */
+  private readonly targets = new WeakMap<RegisteredFlow, Map<string, RunTarget>>();
   /** Runs claimed here, by request id. */
   private readonly runs = new Map<string, ActiveRun>();
   /** Runs launched here and not yet settled (claimed or not), and who waits for them to drain. */
@@ -208,10 +210,19 @@ export class RequestRunner {
     return withWrite(record, result.version, patch.claim ?? undefined, "running", patch.startedAt);
   }
 
-  private targetOf(
-    flow: RegisteredFlow,
-    action: string,
-  ): { block: AnyBlock; policy: ActionDefinition | WebhookBinding } {
+  /** The block and policy a stored action label names, looked up once per flow and label. */
+  private targetOf(flow: RegisteredFlow, action: string): RunTarget {
+    let targets = this.targets.get(flow);
+    if (targets === undefined) this.targets.set(flow, (targets = new Map()));
+    let target = targets.get(action);
+    if (target === undefined) {
+      target = this.findTarget(flow, action);
+      targets.set(action, target);
+    }
+    return target;
+  }
+
+  private findTarget(flow: RegisteredFlow, action: string): RunTarget {
     if (action.startsWith("webhook:")) {
       const [, provider = "", ...rest] = action.split(":");
       const binding = flow.definition.webhooks[provider]?.on[rest.join(":")];
@@ -448,6 +459,12 @@ export class RequestRunner {
       await this.idle.promise;
     }
   }
+}
+
+/** What a request runs: its block, under its action's (or webhook binding's) policy. */
+interface RunTarget {
+  block: AnyBlock;
+  policy: ActionDefinition | WebhookBinding;
 }
 
 /**

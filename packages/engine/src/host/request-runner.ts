@@ -307,20 +307,29 @@ export class RequestRunner {
 
   private holdLease(lease: Lease): void {
     this.leases.add(lease);
-    // Half the renewal period: a claim is renewed at most 1.5 periods (half the lease) after the last write.
-    this.renewTimer ??= setInterval(() => this.renewDueLeases(), Math.max(10, this.renewEveryMs >> 1));
-    this.renewTimer.unref?.();
-  }
-
-  private releaseLease(lease: Lease): void {
-    this.leases.delete(lease);
-    if (this.leases.size === 0 && this.renewTimer !== undefined) {
-      clearInterval(this.renewTimer);
-      this.renewTimer = undefined;
+    if (this.renewTimer === undefined) {
+      // Half the renewal period: a claim is renewed at most 1.5 periods (half the lease) after the last write.
+      this.renewTimer = setInterval(() => this.renewDueLeases(), Math.max(10, this.renewEveryMs >> 1));
+      this.renewTimer.unref?.();
     }
   }
 
+  /** The timer stays until a tick finds no claim held (or the runner closes): runs in quick succession share one. */
+  private releaseLease(lease: Lease): void {
+    this.leases.delete(lease);
+  }
+
+  private stopRenewing(): void {
+    if (this.renewTimer === undefined) return;
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
   private renewDueLeases(): void {
+    if (this.leases.size === 0) {
+      this.stopRenewing();
+      return;
+    }
     const now = Date.now();
     for (const lease of this.leases) {
       if (lease.due > now) continue;
@@ -458,6 +467,7 @@ export class RequestRunner {
       }
       await this.idle.promise;
     }
+    this.stopRenewing();
   }
 }
 

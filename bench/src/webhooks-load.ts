@@ -28,7 +28,9 @@ export async function startServer(mode: ServerMode): Promise<RunningServer> {
   const child: ChildProcess = fork(SERVER, [mode], {
     execPath: process.execPath,
     execArgv: [
-      "--conditions=@flowrt/source",
+      // The servers run the packages' built `dist` (what an application runs; `run()` builds first);
+      // WEBHOOK_BENCH_SOURCE=1 runs their TypeScript sources through tsx instead.
+      ...(process.env.WEBHOOK_BENCH_SOURCE ? ["--conditions=@flowrt/source"] : []),
       "--import",
       "tsx",
       // WEBHOOK_BENCH_CPU_PROF=<dir> profiles the servers under test (one .cpuprofile per child, on exit).
@@ -39,6 +41,8 @@ export async function startServer(mode: ServerMode): Promise<RunningServer> {
             `--cpu-prof-name=${mode}-${Date.now()}.cpuprofile`,
           ]
         : []),
+      // WEBHOOK_BENCH_NODE_ARGS: more flags for the servers under test (e.g. --trace-gc).
+      ...(process.env.WEBHOOK_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
     ],
     cwd: BENCH_DIR,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
@@ -48,6 +52,9 @@ export async function startServer(mode: ServerMode): Promise<RunningServer> {
     let out = "";
     let err = "";
     child.stdout?.on("data", (chunk: Buffer) => {
+      // With extra node flags (traces), the server's output is passed on to this one's stderr.
+      if (process.env.WEBHOOK_BENCH_NODE_ARGS) process.stderr.write(chunk);
+      if (out.length > 4096) return;
       out += chunk.toString();
       const listening = /listening (\d+)/.exec(out);
       if (listening) resolve(Number(listening[1]));

@@ -9,17 +9,22 @@
  * 3. The 202's p99 latency at a fixed request rate under a 2-second handler beside its p99 under an instant
  *    one — target within 1.2×.
  *
- * Servers run in child processes; autocannon drives them from this process. Rounds alternate between the
- * two sides of each comparison so that load from elsewhere on the machine lands on both.
- * `BENCH_WEBHOOK_SECONDS` (default 5) sets the length of one load round.
+ * Servers run in child processes on the packages' built `dist` (built first; `WEBHOOK_BENCH_SOURCE=1`
+ * runs the TypeScript sources through tsx instead); autocannon drives them from this process. Rounds
+ * alternate between the two sides of each comparison so that load from elsewhere on the machine lands
+ * on both. `BENCH_WEBHOOK_SECONDS` (default 5) sets the length of one load round;
+ * `WEBHOOK_BENCH_CPU_PROF=<dir>` writes a CPU profile of every server process.
  */
+import { execFileSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { formatTable } from "./measure.js";
 import { type LoadResult, load, type RunningServer, startServer } from "./webhooks-load.js";
 import { benchVerifiers } from "./webhooks-verify.js";
 
 const ROUNDS = 3;
+const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 type Measured = LoadResult & { cpuUsPerReq: number };
 const CONNECTIONS = 32;
@@ -166,6 +171,10 @@ async function latencySection(seconds: number, rate: number): Promise<string> {
 }
 
 export async function run(): Promise<string> {
+  // The servers run the packages' built output (see webhooks-load.ts): build it first (turbo, cached).
+  if (!process.env.WEBHOOK_BENCH_SOURCE) {
+    execFileSync("pnpm", ["build"], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  }
   const seconds = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 5);
   const verify = verifySection();
   const ingest = await ingestSection(seconds);

@@ -2,11 +2,11 @@ import { FlowError, hasErrorCode } from "@flowrt/core";
 import type { BlockRun } from "./block-run.js";
 
 /**
- * Throws `request-aborted` when the run has been aborted; called before every block and step. Asks
+ * Whether the run has been aborted; checked before every block and step (then `abortedError`). Asks
  * `run.aborted` when the run has it, so a signal made on first read is not made for this.
  */
-export function throwIfRunAborted(run: Pick<BlockRun, "signal" | "aborted">, before: string): void {
-  if (run.aborted ?? run.signal.aborted) throw abortedError(before, run.signal.reason);
+export function runAborted(run: Pick<BlockRun, "signal" | "aborted">): boolean {
+  return run.aborted ?? run.signal.aborted;
 }
 
 export function abortedError(before: string, reason?: unknown): FlowError {

@@ -1,5 +1,5 @@
 import type { AnyBlock } from "@flowrt/core";
-import { throwIfRunAborted } from "./abort.js";
+import { abortedError, runAborted } from "./abort.js";
 import type { BlockRun } from "./block-run.js";
 import { runGenerator } from "./run-generator.js";
 import { runRouter } from "./run-router.js";
@@ -16,13 +16,13 @@ import { parseBlockInput, parseBlockOutput } from "./validate-io.js";
  * records the failure on the request.
  */
 export async function executeBlock(block: AnyBlock, input: unknown, run: BlockRun): Promise<unknown> {
-  throwIfRunAborted(run, `${block.kind} "${block.name}"`);
+  if (runAborted(run)) throw abortedError(`${block.kind} "${block.name}"`, run.signal.reason);
   const parsed = await parseBlockInput(block, input);
   const event = { block: block.name, kind: block.kind };
   await run.emit("block.started", event);
   await run.loadBlockResources(block);
   // An abort may land while the block's events and resources were written: check again before its code runs.
-  throwIfRunAborted(run, `${block.kind} "${block.name}"`);
+  if (runAborted(run)) throw abortedError(`${block.kind} "${block.name}"`, run.signal.reason);
   let output: unknown;
   switch (block.kind) {
     case "handler":

@@ -1,5 +1,5 @@
 import type { AnyBlock, SequencerBlock, SequencerStep } from "@flowrt/core";
-import { isAbort, throwIfRunAborted } from "./abort.js";
+import { abortedError, isAbort, runAborted } from "./abort.js";
 import type { BlockRun } from "./block-run.js";
 import type { ExecuteBlock } from "./execute-block.js";
 
@@ -19,7 +19,9 @@ export async function runSequencer(
   const outputs: Outputs = Object.create(null);
   let prev = input;
   for (const [index, step] of block.steps.entries()) {
-    throwIfRunAborted(run, `step ${index} of sequencer "${block.name}"`);
+    if (runAborted(run)) {
+      throw abortedError(`step ${index} of sequencer "${block.name}"`, run.signal.reason);
+    }
     const result = await runStep(step, prev, outputs, run, execute);
     if (result.skipped) continue;
     prev = result.output;

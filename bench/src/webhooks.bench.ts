@@ -23,7 +23,8 @@ import { formatTable } from "./measure.js";
 import { type LoadResult, load, type RunningServer, startServer } from "./webhooks-load.js";
 import { benchVerifiers } from "./webhooks-verify.js";
 
-const ROUNDS = 3;
+/** Rounds per side of each comparison; figures are medians over them. */
+const ROUNDS = Number(process.env.WEBHOOK_BENCH_ROUNDS ?? 5);
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 type Measured = LoadResult & { cpuUsPerReq: number };

@@ -12,8 +12,8 @@
  * Servers run in child processes on the packages' built `dist` (built first; `WEBHOOK_BENCH_SOURCE=1`
  * runs the TypeScript sources through tsx instead); autocannon drives them from this process. Rounds
  * alternate between the two sides of each comparison so that load from elsewhere on the machine lands
- * on both. `BENCH_WEBHOOK_SECONDS` (default 5) sets the length of one load round;
- * `WEBHOOK_BENCH_CPU_PROF=<dir>` writes a CPU profile of every server process.
+ * on both. `BENCH_WEBHOOK_SECONDS` (default 5) sets the length of one load round, `WEBHOOK_BENCH_ROUNDS`
+ * (default 5) the rounds per side; `WEBHOOK_BENCH_CPU_PROF=<dir>` writes a CPU profile of every server.
  */
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";

@@ -361,10 +361,12 @@ export class RequestRunner {
     const { stores } = this.options;
     const { id } = lease.record;
     // Leave the active registry before the terminal event, so whoever sees the end sees it gone.
-    const cleared = await stores.requests.clearActive(id).then(
-      () => true,
-      () => false,
-    );
+    let cleared = true;
+    try {
+      await stores.requests.clearActive(id);
+    } catch {
+      cleared = false;
+    }
     const completedAt = isoNow();
     const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));
     const patch: RequestPatch = outcome.ok

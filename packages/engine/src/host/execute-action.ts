@@ -100,11 +100,12 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
       requestId: record.id,
       flowId: flow.id,
       flowKind: flow.kind,
-      emit: (event: { type: string; data?: unknown }) =>
-        run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>,
-    };
+    } as Record<PropertyKey, unknown>;
+    // Members in the order they always had: ..., flowKind, signal, log, emit.
     Object.defineProperty(ctx, "signal", lazySignal);
     Object.defineProperty(ctx, "log", lazyLog);
+    ctx.emit = (event: { type: string; data?: unknown }) =>
+      run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>;
     this.ctx = ctx as unknown as BlockContext;
   }
 

@@ -100,12 +100,11 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
       requestId: record.id,
       flowId: flow.id,
       flowKind: flow.kind,
-    } as Record<PropertyKey, unknown>;
-    // Members in the order they always had: ..., flowKind, signal, log, emit.
+      emit: (event: { type: string; data?: unknown }) =>
+        run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>,
+    };
     Object.defineProperty(ctx, "signal", lazySignal);
     Object.defineProperty(ctx, "log", lazyLog);
-    ctx.emit = (event: { type: string; data?: unknown }) =>
-      run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>;
     this.ctx = ctx as unknown as BlockContext;
   }
 

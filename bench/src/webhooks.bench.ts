@@ -13,7 +13,7 @@
  * runs the TypeScript sources through tsx instead); autocannon drives them from this process. Rounds
  * alternate between the two sides of each comparison so that load from elsewhere on the machine lands
  * on both. `BENCH_WEBHOOK_SECONDS` (default 5) sets the length of one load round, `WEBHOOK_BENCH_ROUNDS`
- * (default 5) the rounds per side; `WEBHOOK_BENCH_CPU_PROF=<dir>` writes a CPU profile of every server.
+ * (default 3) the rounds per side; `WEBHOOK_BENCH_CPU_PROF=<dir>` writes a CPU profile of every server.
  */
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
@@ -24,7 +24,7 @@ import { type LoadResult, load, type RunningServer, startServer } from "./webhoo
 import { benchVerifiers } from "./webhooks-verify.js";
 
 /** Rounds per side of each comparison; figures are medians over them. */
-const ROUNDS = Number(process.env.WEBHOOK_BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.WEBHOOK_BENCH_ROUNDS ?? 3);
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 type Measured = LoadResult & { cpuUsPerReq: number };

@@ -9,12 +9,13 @@ export const webhookRoute: Route<{ host: FlowHost }> = {
   method: "POST",
   path: "/:flowKind/webhooks/:provider",
   handler: async (req, { flowKind, provider }, { host }) => {
-    const rawBody = req.rawBody ?? new Uint8Array();
-    const outcome = await receiveWebhook(host, flowKind!, provider!, {
-      ...httpCaller(req),
-      rawBody,
+    // The HTTP caller with the exact bytes and the headers set on it (not spread into a new object, which
+    // would give every delivery's caller an object shape of its own).
+    const caller = Object.assign(httpCaller(req), {
+      rawBody: req.rawBody ?? new Uint8Array(),
       headers: req.headers,
     });
+    const outcome = await receiveWebhook(host, flowKind!, provider!, caller);
     return json(outcome.status, outcome.body);
   },
 };

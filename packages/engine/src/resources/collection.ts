@@ -58,7 +58,8 @@ export class CollectionRuntime implements ContentOwner {
   readonly address: ScopeAddress;
   private readonly ctx: ResourceRuntimeContext;
   private readonly source: TemplateSource;
-  private readonly instances = new Map<string, ResourceInstance>();
+  /** Instances read in this request, by path; made on first use (a client read never holds one). */
+  private heldInstances: Map<string, ResourceInstance> | undefined;
   private hooks: InstanceHookContext | undefined;
   private collectionHandle: CollectionHandle<JsonObject> | undefined;
   /** Whether pages and counts run in the store as `leaf` listings (see {@link CollectionRuntime.page}). */
@@ -77,6 +78,11 @@ export class CollectionRuntime implements ContentOwner {
     this.def = def;
     this.address = address;
     this.oneLevel = isOneLevel(def.compiledPattern);
+  }
+
+  private get instances(): Map<string, ResourceInstance> {
+    this.heldInstances ??= new Map();
+    return this.heldInstances;
   }
 
   /** `ctx.resources.<accessor>`: built on first use (a client read never needs it). */

@@ -71,7 +71,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
   readonly context: ResourceRuntimeContext;
   private readonly definitions = new Map<string, AnyResourceDefinition>();
   /** Runtimes built so far (an `Error` when the resource is unavailable on this session). */
-  private readonly built = new Map<string, ResourceRuntime | FlowError>();
+  private built: Map<string, ResourceRuntime | FlowError> | undefined;
   private scopeHandles: ResourceScope["scopes"] | undefined;
   /** `ctx.resources`, made on first use (a client resource call never asks for it). */
   private handleObject: Handles | undefined;
@@ -114,12 +114,12 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
 
   /** The runtime of a declared accessor, built on first use (`undefined` when undeclared). */
   private runtimeOrError(accessor: string): ResourceRuntime | FlowError | undefined {
-    let runtime = this.built.get(accessor);
+    let runtime = this.built?.get(accessor);
     if (runtime === undefined) {
       const def = this.definitions.get(accessor);
       if (def === undefined) return undefined;
       runtime = this.build(accessor, def);
-      this.built.set(accessor, runtime);
+      (this.built ??= new Map()).set(accessor, runtime);
     }
     return runtime;
   }

@@ -60,7 +60,8 @@ export class StateCell {
   private current: JsonObject | undefined;
   private version: number | null = null;
   private loaded = false;
-  private readonly pendingComputes = new Map<string, Promise<unknown>>();
+  /** In-flight `getOrPatchState` computations by key; made by the first one (most cells never have any). */
+  private pendingComputes: Map<string, Promise<unknown>> | undefined;
 
   constructor(options: StateCellOptions) {
     this.options = options;
@@ -140,7 +141,7 @@ export class StateCell {
   async getOrPatchState(key: string, compute: () => unknown): Promise<unknown> {
     const now = this.current ?? this.defaults();
     if (Object.hasOwn(now, key) && now[key] !== undefined) return cloneJson(now[key] as JsonValue);
-    const pending = this.pendingComputes.get(key);
+    const pending = this.pendingComputes?.get(key);
     if (pending) return pending;
     const run = (async () => {
       const value = await compute();
@@ -156,11 +157,11 @@ export class StateCell {
       });
       return cloneJson(stored as JsonValue);
     })();
-    this.pendingComputes.set(key, run);
+    (this.pendingComputes ??= new Map()).set(key, run);
     try {
       return await run;
     } finally {
-      this.pendingComputes.delete(key);
+      this.pendingComputes?.delete(key);
     }
   }
 

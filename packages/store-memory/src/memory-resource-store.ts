@@ -1,6 +1,7 @@
 import type {
   CasResult,
   JsonObject,
+  ListOptions,
   ResourceStateRecord,
   ResourceStateTextRecord,
   ResourceStore,
@@ -96,6 +97,17 @@ export function createMemoryResourceStore(): ResourceStore {
     createdAt: row.createdAt,
     accessedAt: row.accessedAt,
   });
+  /** Where a page of `list`/`listText` lies: the index to read, its first rank and length, and the total. */
+  const pageOf = (address: ScopeAddress, options: ListOptions) => {
+    const { offset, limit } = pageWindow(options);
+    const prefix = checkPrefix(options.prefix);
+    const bucket = find(address);
+    const rows = bucket && index(bucket, prefix, options.leaf);
+    if (!rows) return null;
+    const [start, end] = rows.prefixRange(prefix);
+    const from = start + offset;
+    return { index: rows, from, count: Math.min(limit, end - from), total: end - start };
+  };
   const conflict = (row: Row | null): CasResult<JsonObject> => ({
     ok: false,
     current: row ? { value: JSON.parse(row.state!) as JsonObject, version: row.version } : null,
@@ -181,25 +193,17 @@ export function createMemoryResourceStore(): ResourceStore {
     },
 
     async list(address, options = {}) {
-      const { offset, limit } = pageWindow(options);
-      const prefix = checkPrefix(options.prefix);
-      const bucket = find(address);
-      const rows = bucket && index(bucket, prefix, options.leaf);
-      if (!rows) return { items: [], total: 0 };
-      const [start, end] = rows.prefixRange(prefix);
-      const from = start + offset;
-      return { items: rows.records(from, Math.min(limit, end - from)), total: end - start };
+      const page = pageOf(address, options);
+      return page === null
+        ? { items: [], total: 0 }
+        : { items: page.index.records(page.from, page.count), total: page.total };
     },
 
     async listText(address, options = {}) {
-      const { offset, limit } = pageWindow(options);
-      const prefix = checkPrefix(options.prefix);
-      const bucket = find(address);
-      const rows = bucket && index(bucket, prefix, options.leaf);
-      if (!rows) return { items: [], total: 0 };
-      const [start, end] = rows.prefixRange(prefix);
-      const from = start + offset;
-      return { items: rows.rows(from, Math.min(limit, end - from)).map(toTextRecord), total: end - start };
+      const page = pageOf(address, options);
+      return page === null
+        ? { items: [], total: 0 }
+        : { items: page.index.rows(page.from, page.count).map(toTextRecord), total: page.total };
     },
 
     async count(address, prefix = "", options = {}) {

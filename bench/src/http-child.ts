@@ -9,6 +9,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import type { ChildMessage, ServerKind, ServerReady, ServerUsage } from "./http-fixture.js";
+import { serverExecArgv } from "./server-args.js";
 
 export interface ServerChild extends ServerReady {
   kind: ServerKind;
@@ -25,21 +26,8 @@ const script = fileURLToPath(new URL("./http-server.ts", import.meta.url));
 export async function startServer(kind: ServerKind, env: Record<string, string> = {}): Promise<ServerChild> {
   const child: ChildProcess = fork(script, [kind], {
     execPath: process.execPath,
-    execArgv: [
-      ...(process.env.HTTP_BENCH_SOURCE ? ["--conditions=@flowrt/source"] : []),
-      "--import",
-      "tsx",
-      // HTTP_BENCH_CPU_PROF=<dir> profiles the servers under test (one .cpuprofile per child, on exit).
-      ...(process.env.HTTP_BENCH_CPU_PROF
-        ? [
-            "--cpu-prof",
-            `--cpu-prof-dir=${process.env.HTTP_BENCH_CPU_PROF}`,
-            `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`,
-          ]
-        : []),
-      // HTTP_BENCH_NODE_ARGS: more flags for the servers under test (e.g. --trace-gc, --heap-prof).
-      ...(process.env.HTTP_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-    ],
+    // The built `dist` by default; HTTP_BENCH_SOURCE, HTTP_BENCH_CPU_PROF and HTTP_BENCH_NODE_ARGS as documented.
+    execArgv: serverExecArgv("HTTP", kind),
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "pipe", "ipc"],
   });

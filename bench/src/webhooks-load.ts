@@ -6,6 +6,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { serverExecArgv } from "./server-args.js";
 
 const SERVER = fileURLToPath(new URL("./webhooks-server.ts", import.meta.url));
 const BENCH_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -27,23 +28,8 @@ export interface RunningServer {
 export async function startServer(mode: ServerMode): Promise<RunningServer> {
   const child: ChildProcess = fork(SERVER, [mode], {
     execPath: process.execPath,
-    execArgv: [
-      // The servers run the packages' built `dist` (what an application runs; `run()` builds first);
-      // WEBHOOK_BENCH_SOURCE=1 runs their TypeScript sources through tsx instead.
-      ...(process.env.WEBHOOK_BENCH_SOURCE ? ["--conditions=@flowrt/source"] : []),
-      "--import",
-      "tsx",
-      // WEBHOOK_BENCH_CPU_PROF=<dir> profiles the servers under test (one .cpuprofile per child, on exit).
-      ...(process.env.WEBHOOK_BENCH_CPU_PROF
-        ? [
-            "--cpu-prof",
-            `--cpu-prof-dir=${process.env.WEBHOOK_BENCH_CPU_PROF}`,
-            `--cpu-prof-name=${mode}-${Date.now()}.cpuprofile`,
-          ]
-        : []),
-      // WEBHOOK_BENCH_NODE_ARGS: more flags for the servers under test (e.g. --trace-gc).
-      ...(process.env.WEBHOOK_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-    ],
+    // The built `dist` by default (`run()` builds first); WEBHOOK_BENCH_SOURCE, _CPU_PROF and _NODE_ARGS as documented.
+    execArgv: serverExecArgv("WEBHOOK", mode),
     cwd: BENCH_DIR,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
     env: { ...process.env, NODE_ENV: "production" },

@@ -1,5 +1,6 @@
-import { defineFlow, handler } from "@flowrt/core";
+import { defineFlow, defineResourceCollection, handler } from "@flowrt/core";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { withHost } from "../host/testing/fixtures.js";
 import { createHttpHandler } from "./handler.js";
 import type { HttpRequest } from "./types.js";
@@ -37,6 +38,46 @@ describe("the body limit", () => {
       expect(Buffer.byteLength(atLimit)).toBe(16);
       expect((await handle(post("/echo/actions/echo", atLimit))).status).toBe(202);
       expect((await handle(post("/echo/actions/echo", '{"input":1234567}'))).status).toBe(413);
+    });
+  });
+});
+
+describe("responses laid out as JSON text", () => {
+  const notes = defineResourceCollection({
+    pattern: "notes/*",
+    scope: "session",
+    stateSchema: z.object({ title: z.string().default("") }),
+    client: { state: { read: true }, content: { create: true } },
+  });
+  const notebook = defineFlow({
+    kind: "notebook",
+    authentication: { requireUser: false, defaultUserId: "dev" },
+    resources: { notes },
+  });
+  const get = (path: string): HttpRequest => ({ method: "GET", path, url: path, query: {}, headers: {} });
+
+  it("an item and a page of whole states carry bodyText, and body still reads as the parsed value", async () => {
+    await withHost({ flows: [notebook] }, async (host) => {
+      const handle = createHttpHandler(host);
+      const created = await handle(post("/notebook/sessions", "{}"));
+      const sessionId = (created.body as { session: { id: string } }).session.id;
+      const base = `/sessions/${sessionId}/resources/notes`;
+      expect((await handle(post(base, '{"topic":"a"}'))).status).toBe(201);
+
+      const item = await handle(get(`${base}/a`));
+      expect(item.status).toBe(200);
+      expect(item.headers["content-type"]).toBe("application/json; charset=utf-8");
+      expect(item.bodyText).toBe('{"topic":"notes/a","clientData":{"title":""}}');
+      expect(item.body).toEqual({ topic: "notes/a", clientData: { title: "" } });
+
+      const page = await handle(get(base));
+      expect(page.bodyText).toBe(JSON.stringify(page.body));
+      expect(page.body).toMatchObject({ items: [{ topic: "notes/a", clientData: { title: "" } }] });
+      // Refusals stay problem objects.
+      const missing = await handle(get(`${base}/nope`));
+      expect(missing.status).toBe(404);
+      expect(missing.bodyText).toBeUndefined();
+      expect(missing.body).toMatchObject({ code: "instance-not-found" });
     });
   });
 });

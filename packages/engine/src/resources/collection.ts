@@ -198,7 +198,10 @@ export class CollectionRuntime implements ContentOwner {
     return this.pageOf((address, options) => store.listText!(address, options), prefix, offset, limit);
   }
 
-  /** The stored record at `path` as JSON text (see {@link pageText}), as {@link readRecord} reads it. */
+  /**
+   * The stored record at `path` as JSON text (see {@link pageText}), read as {@link readRecord} reads it;
+   * `undefined` when the store has no text reads.
+   */
   async readRecordText(path: string): Promise<ResourceStateTextRecord | undefined> {
     const store = this.store;
     if (store.getStateText === undefined) return undefined;

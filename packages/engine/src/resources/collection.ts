@@ -340,14 +340,17 @@ export class CollectionRuntime implements ContentOwner {
     next: JsonObject,
     previous?: JsonObject,
   ): Promise<void> {
-    const key = this.def.compiledPattern.fromPath(identity.path, this.accessor);
-    if (created)
-      this.runHook("onInstanceCreated", () => this.def.onInstanceCreated?.(key, next, this.hookContext));
-    else
-      this.runHook("onInstanceUpdated", () =>
-        // A cell's update always carries the state it replaced.
-        this.def.onInstanceUpdated?.(key, next, previous as JsonObject, this.hookContext),
-      );
+    const hook = created ? this.def.onInstanceCreated : this.def.onInstanceUpdated;
+    if (hook !== undefined) {
+      const key = this.def.compiledPattern.fromPath(identity.path, this.accessor);
+      if (created)
+        this.runHook("onInstanceCreated", () => this.def.onInstanceCreated?.(key, next, this.hookContext));
+      else
+        this.runHook("onInstanceUpdated", () =>
+          // A cell's update always carries the state it replaced.
+          this.def.onInstanceUpdated?.(key, next, previous as JsonObject, this.hookContext),
+        );
+    }
     await announceChange(this.ctx, {
       def: this.def,
       accessor: this.accessor,

@@ -72,11 +72,27 @@ const PROTO_STANDIN = "\u0000flowrt:__proto__";
  * data, so the key travels through validation under a stand-in name and is restored afterwards.
  */
 export function renameProtoKeys(value: unknown, from = PROTO_KEY, to = PROTO_STANDIN): unknown {
-  if (Array.isArray(value)) return value.map((item) => renameProtoKeys(item, from, to));
+  // Nothing to rename (the usual case): the value goes on as it is, without a copy.
+  if (!hasOwnKey(value, from)) return value;
+  return renameKeys(value, from, to);
+}
+
+/** Whether `key` is an own key of `value` or of any object or array nested in it. */
+function hasOwnKey(value: unknown, key: string): boolean {
+  if (Array.isArray(value)) return value.some((item) => hasOwnKey(item, key));
+  if (typeof value !== "object" || value === null) return false;
+  for (const own of Object.keys(value)) {
+    if (own === key || hasOwnKey((value as Record<string, unknown>)[own], key)) return true;
+  }
+  return false;
+}
+
+function renameKeys(value: unknown, from: string, to: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => renameKeys(item, from, to));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    setOwn(out, key === from ? to : key, renameProtoKeys(value[key], from, to));
+    setOwn(out, key === from ? to : key, renameKeys(value[key], from, to));
   }
   return out;
 }

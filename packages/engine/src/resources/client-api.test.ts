@@ -108,6 +108,22 @@ describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) =>
     });
   });
 
+  it("rule 6: the seed is stateSchema's output, stored as it is (a transform runs once)", async () => {
+    const shouted = defineResourceCollection({
+      pattern: "shout/*",
+      scope: "session",
+      stateSchema: z.object({ title: z.string().default("hi").transform((s) => `${s}!`) }),
+      client: { state: { read: true }, content: { create: true } },
+    });
+    const t = makeContext(stores, { noRequest: true });
+    const api = createClientResourceApi(t.ctx, { shouted });
+    expect(await api.createItem("shouted", { topic: "a" })).toEqual({
+      topic: "shout/a",
+      clientData: { title: "hi!" },
+    });
+    expect(await stored("shout/a")).toEqual({ title: "hi!" });
+  });
+
   it("rule 6: a seed that does not yield a valid state is invalid-seed-state naming the field; nothing stored", async () => {
     const { api } = open();
     const error = await rejection(api.createItem("strict", { topic: "x" }));

@@ -328,7 +328,8 @@ class ClientResources implements ClientResourceApi, TemplateSource {
         { details: { resource: ref, field } },
       );
     }
-    const instance = await runtime.createNew(path, seed.data as JsonObject);
+    // The seed is the schema's output: stored as it is, not parsed a second time (transforms run once).
+    const instance = await runtime.createNew(path, seed.data as JsonObject, { parsed: true });
     if (content !== undefined) {
       try {
         await instance.writeContent(content);

@@ -300,11 +300,16 @@ export class CollectionRuntime implements ContentOwner {
   // Writing
 
   /**
-   * Creates a new instance, create-only. The state is validated first and the capacity made room for
-   * second, so a refused create stores nothing and evicts nothing.
+   * Creates a new instance, create-only. The state is validated first (or, with `parsed`, only checked to
+   * be JSON: it is the schema's output already) and the capacity made room for second, so a refused
+   * create stores nothing and evicts nothing.
    * @throws FlowError `topic-exists` when the key is live, `collection-full` at the cap with `eviction: "none"`.
    */
-  async createNew(path: string, partial: Record<string, unknown> | undefined): Promise<ResourceInstance> {
+  async createNew(
+    path: string,
+    partial: Record<string, unknown> | undefined,
+    options: { parsed?: boolean } = {},
+  ): Promise<ResourceInstance> {
     if (
       partial !== undefined &&
       (typeof partial !== "object" || partial === null || Array.isArray(partial))
@@ -315,7 +320,10 @@ export class CollectionRuntime implements ContentOwner {
       );
     }
     const instance = this.instance(path, null);
-    const value = instance.cell.validate("create", applyPatch({}, partial ?? {}));
+    // `parsed`: the state is the schema's own output already (a client create's seed), taken as it is.
+    const value = options.parsed
+      ? instance.cell.accept("create", partial ?? {})
+      : instance.cell.validate("create", applyPatch({}, partial ?? {}));
     // With a capacity, a create on a live key must be refused before room is made (nothing evicted);
     // without one, the create-only write below is the whole check.
     if (this.def.maxInstances !== undefined) {

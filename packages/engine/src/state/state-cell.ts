@@ -235,7 +235,14 @@ export class StateCell {
         },
       );
     }
-    const data = restoreProtoKeys(parsed.data);
+    return this.accept(method, restoreProtoKeys(parsed.data));
+  }
+
+  /**
+   * A value the schema already produced (e.g. a client create's seed, parsed against `{}`), as a plain
+   * JSON copy: parsing it again would run its transforms twice. Refused when it is not JSON.
+   */
+  accept(method: string, data: unknown): JsonObject {
     if (!isPlainObject(data)) throw this.refuse(method, "the schema did not produce a JSON object");
     const bad = findNonJson(data);
     if (bad) throw this.refuse(method, `field "${bad.path}" holds ${bad.found}, which is not JSON`);

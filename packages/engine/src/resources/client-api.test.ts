@@ -112,7 +112,12 @@ describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) =>
     const shouted = defineResourceCollection({
       pattern: "shout/*",
       scope: "session",
-      stateSchema: z.object({ title: z.string().default("hi").transform((s) => `${s}!`) }),
+      stateSchema: z.object({
+        title: z
+          .string()
+          .default("hi")
+          .transform((s) => `${s}!`),
+      }),
       client: { state: { read: true }, content: { create: true } },
     });
     const t = makeContext(stores, { noRequest: true });

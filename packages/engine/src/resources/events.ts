@@ -56,8 +56,7 @@ export interface ResourceChange {
  */
 export async function announceChange(ctx: ResourceRuntimeContext, change: ResourceChange): Promise<void> {
   const live = clientPermissions(change.def).live;
-  // Outside a request (a client's own HTTP write) there is no stream to announce on: emit is a no-op there.
-  if (ctx.requestId !== null && (change.kind === "collection" || live)) {
+  if (change.kind === "collection" || live) {
     const data: JsonObject = { scope: change.identity.scope, ref: change.accessor, kind: change.kind };
     if (change.kind === "collection") data.topic = change.identity.path;
     data.change = change.change;

@@ -151,11 +151,8 @@ export class CollectionRuntime implements ContentOwner {
    * The stored record at `path` for a client read (nothing of it is kept or handed to a block), recording
    * LRU access as a block's read does; `instance-not-found` when nothing is live there.
    */
-  async readRecord(path: string): Promise<ResourceStateRecord> {
-    const record = await this.store.getState(this.address, path);
-    if (record === null) throw this.missing(path);
-    if (this.def.eviction === "lru") await this.store.touch(this.address, path);
-    return record;
+  readRecord(path: string): Promise<ResourceStateRecord> {
+    return this.readLive(path, (address, key) => this.store.getState(address, key));
   }
 
   /** A read by the block: {@link find}, recording LRU access (only collections that evict by recency pay for it). */
@@ -199,15 +196,23 @@ export class CollectionRuntime implements ContentOwner {
   }
 
   /**
-   * The stored record at `path` as JSON text (see {@link pageText}), read as {@link readRecord} reads it;
-   * `undefined` when the store has no text reads.
+   * {@link readRecord} with the state as JSON text (see {@link pageText}); `undefined` when the store has
+   * no text reads.
    */
-  async readRecordText(path: string): Promise<ResourceStateTextRecord | undefined> {
+  readRecordText(path: string): Promise<ResourceStateTextRecord> | undefined {
     const store = this.store;
     if (store.getStateText === undefined) return undefined;
-    const record = await store.getStateText(this.address, path);
+    return this.readLive(path, (address, key) => store.getStateText!(address, key));
+  }
+
+  /** One live record read by `read`, or `instance-not-found`; an LRU collection records the access. */
+  private async readLive<R>(
+    path: string,
+    read: (address: ScopeAddress, key: string) => Promise<R | null>,
+  ): Promise<R> {
+    const record = await read(this.address, path);
     if (record === null) throw this.missing(path);
-    if (this.def.eviction === "lru") await store.touch(this.address, path);
+    if (this.def.eviction === "lru") await this.store.touch(this.address, path);
     return record;
   }
 

@@ -49,19 +49,14 @@ export function cloneJson<T extends JsonValue>(value: T): T {
 
 /**
  * Assigns an own data property even for `__proto__`, which plain assignment would not (it is the one
- * accessor `Object.prototype` has; every other key assigns as an own property). Plain assignment keeps
- * the object in V8's fast mode, which a `defineProperty` per key does not.
+ * accessor `Object.prototype` has; every other key assigns as an own property of the plain objects this
+ * module builds). Plain assignment keeps the object in V8's fast mode, which a `defineProperty` per key
+ * does not.
  */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__" || !isOrdinaryTarget(target))
+  if (key === "__proto__")
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
-}
-
-/** A plain object or a null-prototype one whose own properties are all writable data (so assignment defines). */
-function isOrdinaryTarget(target: object): boolean {
-  const proto = Object.getPrototypeOf(target);
-  return proto === Object.prototype || proto === null;
 }
 
 const PROTO_KEY = "__proto__";

@@ -271,7 +271,7 @@ class ClientResources implements ClientResourceApi, TemplateSource {
       let out = '{"items":[';
       for (let i = 0; i < text.records.length; i++) {
         const record = text.records[i]!;
-        out += `${i === 0 ? '{"topic":' : ',{"topic":'}${jsonString(record.key)},"clientData":${record.stateText}}`;
+        out += i === 0 ? itemJson(record) : `,${itemJson(record)}`;
       }
       return `${out}],"pagination":${JSON.stringify(pagination(text.records.length, text.total))}}`;
     }
@@ -288,7 +288,7 @@ class ClientResources implements ClientResourceApi, TemplateSource {
       need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
       const path = runtime.toPath(topic);
       const record = await runtime.readRecordText(path);
-      if (record !== undefined) return `{"topic":${jsonString(path)},"clientData":${record.stateText}}`;
+      if (record !== undefined) return itemJson(record);
     }
     return JSON.stringify(await this.readItem(ref, topic));
   }
@@ -382,6 +382,11 @@ class ClientResources implements ClientResourceApi, TemplateSource {
 function fullKeyPrefix(literalPrefix: string, topicPrefix: string | undefined): string | undefined | null {
   if (topicPrefix === undefined || topicPrefix.startsWith(literalPrefix)) return topicPrefix;
   return literalPrefix.startsWith(topicPrefix) ? literalPrefix : null;
+}
+
+/** `{ topic, clientData }` of a whole stored state, laid out from its text (what JSON.stringify would make). */
+function itemJson(record: { key: string; stateText: string }): string {
+  return `{"topic":${jsonString(record.key)},"clientData":${record.stateText}}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createFlowHost, type FlowHost } from "@flowrt/engine";
-import { createFlowRouter } from "@flowrt/express";
+import { createFlowRouter, urlHost } from "@flowrt/express";
 import { createFsStores } from "@flowrt/store-fs";
 import express from "express";
 import { developmentHeaderResolver } from "./dev-resolver.js";
@@ -45,7 +45,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${bindHost.includes(":") ? `[${bindHost}]` : bindHost}:${port}`,
+    url: `http://${urlHost(bindHost)}:${port}`,
     host,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

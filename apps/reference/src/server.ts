@@ -1,6 +1,5 @@
+import { isLoopbackHost } from "@flowrt/express";
 import { startReferenceServer } from "./app.js";
-
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
 
 const port = Number(process.env.PORT || 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -8,7 +7,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(1);
 }
 const host = process.env.HOST || "127.0.0.1";
-if (!LOOPBACK.test(host)) {
+if (!isLoopbackHost(host)) {
   process.stderr.write(
     `warning: listening on ${host} with the development x-user-id resolver: anyone who can reach it can act as any user.\n`,
   );

@@ -60,8 +60,6 @@ export interface ServerUsage {
   heapUsed: number;
   /** CPU time used so far, user + system, in µs. */
   cpuUs: number;
-  /** The user-space part of `cpuUs` (the rest is the kernel's, mostly socket writes). */
-  userCpuUs: number;
   /** flowrt only: requests (actions) seen failed or aborted so far. */
   failedRequests: number;
   /** flowrt only: requests queued or running at the last housekeeping pass. */

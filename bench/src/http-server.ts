@@ -81,7 +81,6 @@ async function main(): Promise<void> {
         rss: memory.rss,
         heapUsed: memory.heapUsed,
         cpuUs: cpu.user + cpu.system,
-        userCpuUs: cpu.user,
         failedRequests: keeper?.failed() ?? 0,
         unfinishedRequests: keeper?.unfinished() ?? 0,
       });

@@ -7,7 +7,8 @@
  * ≥ 0.75× the bare route's requests per second, p99 within 2×.
  *
  * Environment: HTTP_SECONDS (per measured run, default 10), HTTP_WARMUP_SECONDS (3), HTTP_ROUNDS (3),
- * HTTP_CONNECTIONS (10), HTTP_PIPELINING (1), HTTP_BENCH_ITEMS (items in the read session, 10000).
+ * HTTP_CONNECTIONS (10), HTTP_PIPELINING (1), HTTP_BENCH_ITEMS (items in the read session, 10000),
+ * HTTP_ROUTES (only the routes whose name contains one of these comma-separated words, e.g. `create`).
  */
 import { cpus } from "node:os";
 import type autocannon from "autocannon";
@@ -105,7 +106,9 @@ export async function run(): Promise<string> {
   const notes: string[] = [];
   try {
     await checkParity(servers.flowrt, servers.bare);
-    for (const route of routes) {
+    const only = process.env.HTTP_ROUTES?.split(",").filter(Boolean);
+    const chosen = only ? routes.filter((r) => only.some((word) => r.name.includes(word))) : routes;
+    for (const route of chosen) {
       // CPU time the server spent per response: robust to other load on the machine, unlike req/s.
       const runOnce = async (server: ServerChild, durationSec: number) => {
         const before = await server.usage();

@@ -7,6 +7,7 @@ const rowsOf = (n: number): Row[] =>
   Array.from({ length: n }, (_, i) => ({
     key: `k${String(i).padStart(3, "0")}`,
     state: JSON.stringify({ i }),
+    content: null,
     version: 1,
     createdAt: i,
     accessedAt: i,
@@ -75,6 +76,7 @@ describe("ChunkSnapshot", () => {
     const inserted: Row = {
       key: "k0300",
       state: '{"new":true}',
+      content: null,
       version: 1,
       createdAt: 7,
       accessedAt: 8,

@@ -16,9 +16,55 @@ function materialize(requestId: string, seq: number, stored: StoredEvent): Reque
 }
 
 /**
+ * The event an append answers, whose caller (the engine) rarely reads it: its `data` is parsed on first
+ * read, then kept (a copy of its own, stable and writable, like a read event's). An own enumerable
+ * member like the others, so the event compares, spreads and serializes as a plain one does.
+ */
+class AppendedEvent {
+  seq: number;
+  type: string;
+  requestId: string;
+  at: string;
+  declare data: RequestEvent["data"];
+  readonly #text: string;
+
+  constructor(requestId: string, seq: number, stored: StoredEvent) {
+    this.seq = seq;
+    this.type = stored.type;
+    this.requestId = requestId;
+    this.at = stored.at;
+    this.#text = stored.data;
+    Object.defineProperty(this, "data", AppendedEvent.#lazyData);
+  }
+
+  /** One accessor shared by every appended event (no closure per event). */
+  static readonly #lazyData: PropertyDescriptor = {
+    get(this: AppendedEvent) {
+      const data = JSON.parse(this.#text);
+      AppendedEvent.#settle(this, data);
+      return data;
+    },
+    set(this: AppendedEvent, value: RequestEvent["data"]) {
+      AppendedEvent.#settle(this, value);
+    },
+    enumerable: true,
+    configurable: true,
+  };
+
+  static #settle(event: AppendedEvent, data: RequestEvent["data"]): void {
+    Object.defineProperty(event, "data", {
+      value: data,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
+}
+
+/**
  * Per-request event logs and their live listeners. A log is an array, so an append can neither skip
- * nor repeat a `seq`. Events are kept as text: an append stringifies the data once; every reader,
- * listener and the append's caller gets its own parse, and an append nobody listens to parses once.
+ * nor repeat a `seq`. Events are kept as text: an append stringifies the data once; every reader and
+ * listener gets its own parse, and the append's caller one when it reads the answer's `data`.
  */
 export class MemoryEventLog {
   private readonly logs = new Map<string, StoredEvent[]>();
@@ -46,7 +92,7 @@ export class MemoryEventLog {
     const seq = log.push(stored);
     const subscribed = this.listeners.get(requestId);
     if (subscribed !== undefined) this.notify(subscribed, requestId, seq, stored);
-    return materialize(requestId, seq, stored);
+    return new AppendedEvent(requestId, seq, stored);
   }
 
   /** Events after `afterSeq`, at most `limit` (a non-negative integer or `Infinity`). */

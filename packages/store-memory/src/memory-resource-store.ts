@@ -22,9 +22,11 @@ import {
 
 /** Everything stored under one (scope, scope id, bucket). */
 interface Bucket {
-  /** Every row, tombstones included: point reads and writes go through this map, never the index. */
+  /**
+   * Every row, tombstones included (and rows that hold only content): point reads and writes go through
+   * this map, never the index. Content lives on the row, so a key costs one map entry, not two.
+   */
   rows: Map<string, Row>;
-  content: Map<string, string>;
   /** Live rows only, in key order; tombstones are left out so that list and count never see them. */
   index: RowIndex;
   /**
@@ -42,26 +44,48 @@ function depthOf(key: string): number {
   return depth;
 }
 
-/** A JSON array is an unambiguous join: no scope id or bucket can make two addresses collide. */
-const bucketId = (address: ScopeAddress) => JSON.stringify([address.scope, address.scopeId, address.bucket]);
-
 export function createMemoryResourceStore(): ResourceStore {
-  const buckets = new Map<string, Bucket>();
+  // scope → scope id → bucket name → bucket: nested maps, so no joined key is built per call and no
+  // scope id or bucket name can make two addresses collide.
+  const buckets = new Map<string, Map<string, Map<string, Bucket>>>();
 
   // Reads never create a bucket, so probing unknown scopes does not grow memory.
   const find = (address: ScopeAddress): Bucket | undefined => {
     checkAddress(address);
-    return buckets.get(bucketId(address));
+    return buckets.get(address.scope)?.get(address.scopeId)?.get(address.bucket);
   };
   const open = (address: ScopeAddress): Bucket => {
     checkAddress(address);
-    const id = bucketId(address);
-    let bucket = buckets.get(id);
+    let ids = buckets.get(address.scope);
+    if (!ids) buckets.set(address.scope, (ids = new Map()));
+    let names = ids.get(address.scopeId);
+    if (!names) ids.set(address.scopeId, (names = new Map()));
+    let bucket = names.get(address.bucket);
     if (!bucket) {
-      bucket = { rows: new Map(), content: new Map(), index: new RowIndex(), leaves: new Map() };
-      buckets.set(id, bucket);
+      bucket = { rows: new Map(), index: new RowIndex(), leaves: new Map() };
+      names.set(address.bucket, bucket);
     }
     return bucket;
+  };
+  /** A new row for a key never written in `bucket`, holding nothing yet (the caller sets its content). */
+  const addEmptyRow = (bucket: Bucket, key: string): Row => {
+    const row: Row = {
+      key,
+      state: null,
+      content: null,
+      version: 0,
+      createdAt: 0,
+      accessedAt: 0,
+      chunk: null,
+      leafChunk: null,
+    };
+    bucket.rows.set(key, row);
+    return row;
+  };
+  /** Forgets a row's content; a row whose state was never written is then nothing, and goes. */
+  const dropContent = (bucket: Bucket, row: Row): void => {
+    row.content = null;
+    if (row.version === 0) bucket.rows.delete(row.key);
   };
   const index = (bucket: Bucket, prefix: string, leaf: boolean | undefined): RowIndex | undefined =>
     leaf === true ? bucket.leaves.get(depthOf(prefix)) : bucket.index;
@@ -142,6 +166,7 @@ export function createMemoryResourceStore(): ResourceStore {
         const created: Row = {
           key,
           state: value,
+          content: null,
           version: 1,
           createdAt: now,
           accessedAt: now,
@@ -171,8 +196,9 @@ export function createMemoryResourceStore(): ResourceStore {
       const bucket = find(address);
       const row = live(bucket, key);
       if (!admits(condition, row)) return conflict(row);
-      bucket?.content.delete(key);
-      if (!bucket || !row) return { ok: true, version: bucket?.rows.get(key)?.version ?? 0 };
+      const held = bucket?.rows.get(key);
+      if (held) dropContent(bucket!, held);
+      if (!bucket || !row) return { ok: true, version: held?.version ?? 0 };
       removeLive(bucket, row);
       row.state = null;
       row.version += 1;
@@ -214,18 +240,22 @@ export function createMemoryResourceStore(): ResourceStore {
 
     async getContent(address, key) {
       checkKey(key);
-      return find(address)?.content.get(key) ?? null;
+      return find(address)?.rows.get(key)?.content ?? null;
     },
 
     async putContent(address, key, content) {
       checkKey(key);
       if (typeof content !== "string") throw new TypeError("store-memory: content must be a string.");
-      open(address).content.set(key, content);
+      const bucket = open(address);
+      const row = bucket.rows.get(key) ?? addEmptyRow(bucket, key);
+      row.content = content;
     },
 
     async deleteContent(address, key) {
       checkKey(key);
-      find(address)?.content.delete(key);
+      const bucket = find(address);
+      const row = bucket?.rows.get(key);
+      if (row) dropContent(bucket!, row);
     },
   };
 }

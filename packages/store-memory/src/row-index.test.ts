@@ -27,6 +27,7 @@ function randomKey(next: () => number): string {
 const row = (key: string, state: object, at: number): Row => ({
   key,
   state: JSON.stringify(state),
+  content: null,
   version: 1,
   createdAt: at,
   accessedAt: at,

@@ -8,6 +8,8 @@ export interface Row {
    * is never reused. Text rather than an object graph: copying in and out is one stringify/parse.
    */
   state: string | null;
+  /** The content body, or `null` when none is stored; independent of `state` (a tombstone may hold none). */
+  content: string | null;
   version: number;
   createdAt: number;
   accessedAt: number;

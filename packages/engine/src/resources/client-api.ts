@@ -329,10 +329,11 @@ class ClientResources implements ClientResourceApi, TemplateSource {
       );
     }
     // The seed is the schema's output: stored as it is, not parsed a second time (transforms run once).
-    const instance = await runtime.createNew(path, seed.data as JsonObject, { parsed: true });
+    const state = seed.data as JsonObject;
+    await runtime.createSeeded(path, state);
     if (content !== undefined) {
       try {
-        await instance.writeContent(content);
+        await runtime.writeContentAt(path, content);
       } catch (error) {
         throw new FlowError(
           "content-write-failed",
@@ -343,8 +344,8 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     }
     return withData(
       { topic: path },
-      // The instance's state is a copy of what was just stored, so JSON already.
-      clientPermissions(runtime.def).state.read ? storedClientData(runtime.def, instance.state) : undefined,
+      // The seed is what was stored (the store and the hooks had copies of it), checked to be JSON.
+      clientPermissions(runtime.def).state.read ? storedClientData(runtime.def, state) : undefined,
     );
   }
 

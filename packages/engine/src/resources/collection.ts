@@ -15,7 +15,7 @@ import {
   type WriteCondition,
 } from "@flowrt/core";
 import { applyPatch } from "../state/delta.js";
-import { StateCell } from "../state/state-cell.js";
+import { acceptState, StateCell } from "../state/state-cell.js";
 import { resourceCellBackend } from "./cell-backends.js";
 import { renderContent, type TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
@@ -305,16 +305,11 @@ export class CollectionRuntime implements ContentOwner {
   // Writing
 
   /**
-   * Creates a new instance, create-only. The state is validated first (or, with `parsed`, only checked to
-   * be JSON: it is the schema's output already) and the capacity made room for second, so a refused
-   * create stores nothing and evicts nothing.
+   * Creates a new instance, create-only. The state is validated first and the capacity made room for
+   * second, so a refused create stores nothing and evicts nothing.
    * @throws FlowError `topic-exists` when the key is live, `collection-full` at the cap with `eviction: "none"`.
    */
-  async createNew(
-    path: string,
-    partial: Record<string, unknown> | undefined,
-    options: { parsed?: boolean } = {},
-  ): Promise<ResourceInstance> {
+  async createNew(path: string, partial: Record<string, unknown> | undefined): Promise<ResourceInstance> {
     if (
       partial !== undefined &&
       (typeof partial !== "object" || partial === null || Array.isArray(partial))
@@ -325,10 +320,27 @@ export class CollectionRuntime implements ContentOwner {
       );
     }
     const instance = this.instance(path, null);
-    // `parsed`: the state is the schema's own output already (a client create's seed), taken as it is.
-    const value = options.parsed
-      ? instance.cell.accept("create", partial ?? {})
-      : instance.cell.validate("create", applyPatch({}, partial ?? {}));
+    const value = instance.cell.validate("create", applyPatch({}, partial ?? {}));
+    const version = await this.insert(path, value);
+    // The cell keeps its own copy: `value` is nobody else's, so the hook and the announcement may have it.
+    instance.cell.prime({ value, version });
+    await this.stateChanged(instance.identity, true, value);
+    return instance;
+  }
+
+  /**
+   * A client create: `seed` is the state schema's own output (parsed against `{}`), stored as a checked
+   * copy without parsing it again (its transforms run once), create-only like {@link createNew}. No
+   * instance is held: nothing else in a client call reads it.
+   */
+  async createSeeded(path: string, seed: JsonObject): Promise<void> {
+    const value = acceptState(path, "create", seed);
+    await this.insert(path, value);
+    await this.stateChanged(resourceIdentity(this.def.scope, path), true, value);
+  }
+
+  /** The create-only write of a new instance's state; its version. */
+  private async insert(path: string, value: JsonObject): Promise<number> {
     // With a capacity, a create on a live key must be refused before room is made (nothing evicted);
     // without one, the create-only write below is the whole check.
     if (this.def.maxInstances !== undefined) {
@@ -337,10 +349,7 @@ export class CollectionRuntime implements ContentOwner {
     }
     const result = await this.store.putState(this.address, path, value, { type: "absent" });
     if (!result.ok) throw this.topicExists(path);
-    // The cell keeps its own copy: `value` is nobody else's, so the hook and the announcement may have it.
-    instance.cell.prime({ value, version: result.version });
-    await this.stateChanged(instance.identity, true, value);
-    return instance;
+    return result.version;
   }
 
   /**
@@ -454,15 +463,20 @@ export class CollectionRuntime implements ContentOwner {
     return this.store.getContent(this.address, instance.path);
   }
 
-  async writeContent(instance: ResourceInstance, content: string): Promise<void> {
-    assertContent(instance.path, content);
-    await this.store.putContent(this.address, instance.path, content);
+  writeContent(instance: ResourceInstance, content: string): Promise<void> {
+    return this.writeContentAt(instance.path, content);
+  }
+
+  /** Writes the content of the instance at `path` (which must be live) and announces it. */
+  async writeContentAt(path: string, content: string): Promise<void> {
+    assertContent(path, content);
+    await this.store.putContent(this.address, path, content);
     await announceChange(this.ctx, {
       def: this.def,
       accessor: this.accessor,
       kind: "collection",
       change: "content",
-      identity: instance.identity,
+      identity: resourceIdentity(this.def.scope, path),
     });
   }
 

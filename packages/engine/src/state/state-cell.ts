@@ -235,18 +235,7 @@ export class StateCell {
         },
       );
     }
-    return this.accept(method, restoreProtoKeys(parsed.data));
-  }
-
-  /**
-   * A value the schema already produced (e.g. a client create's seed, parsed against `{}`), as a plain
-   * JSON copy: parsing it again would run its transforms twice. Refused when it is not JSON.
-   */
-  accept(method: string, data: unknown): JsonObject {
-    if (!isPlainObject(data)) throw this.refuse(method, "the schema did not produce a JSON object");
-    const bad = findNonJson(data);
-    if (bad) throw this.refuse(method, `field "${bad.path}" holds ${bad.found}, which is not JSON`);
-    return cloneJson(data as JsonObject);
+    return acceptState(this.name, method, restoreProtoKeys(parsed.data));
   }
 
   private adopt(stored: Versioned<JsonObject> | null): void {
@@ -264,6 +253,23 @@ export class StateCell {
   }
 
   private refuse(method: string, reason: string): FlowError {
-    return new FlowError("resource-write-refused", `Resource "${this.name}" ${method} refused: ${reason}.`);
+    return refusal(this.name, method, reason);
   }
+}
+
+function refusal(name: string, method: string, reason: string): FlowError {
+  return new FlowError("resource-write-refused", `Resource "${name}" ${method} refused: ${reason}.`);
+}
+
+/**
+ * A value a state schema already produced, as the state to store: a private plain-JSON copy, refused
+ * (`resource-write-refused`, naming resource `name` and `method`) unless it is a JSON object. For a value
+ * parsed once already, e.g. a client create's seed parsed against `{}`: parsing it again would run its
+ * transforms twice.
+ */
+export function acceptState(name: string, method: string, data: unknown): JsonObject {
+  if (!isPlainObject(data)) throw refusal(name, method, "the schema did not produce a JSON object");
+  const bad = findNonJson(data);
+  if (bad) throw refusal(name, method, `field "${bad.path}" holds ${bad.found}, which is not JSON`);
+  return cloneJson(data as JsonObject);
 }

@@ -5,8 +5,9 @@ import type { Chunk, ChunkSlot, Row } from "./row.js";
 /**
  * Chunk length at which a chunk is split in two. Inserting costs a binary search over chunk maxima,
  * one within the chunk and a `splice` of at most this many elements; the chunk count stays small
- * enough that rebuilding the per-chunk count tree on a split is cheap. It also bounds what a page pays
- * to lay out a chunk's snapshot (once after population, and again after enough writes).
+ * enough that rebuilding the per-chunk count tree (on the first ranked read after a split) is cheap.
+ * It also bounds what a page pays to lay out a chunk's snapshot (once after population, and again
+ * after enough writes).
  */
 const DEFAULT_MAX_CHUNK = 256;
 
@@ -45,8 +46,12 @@ export class RowIndex {
   #chunks: Chunk[] = [];
   /** Last (greatest) key of each chunk, for the binary search that picks a chunk. */
   #maxes: string[] = [];
-  /** Fenwick tree over chunk lengths, 1-based. */
-  #tree: number[] = [0];
+  /**
+   * Fenwick tree over chunk lengths, 1-based; `null` after a split or merge changed the chunk list. It is
+   * rebuilt by the next read that needs ranks, so inserts that split chunks (a collection filled without
+   * being paged) never pay for rebuilding it.
+   */
+  #tree: number[] | null = null;
   #size = 0;
   readonly #maxChunk: number;
   /** A chunk this short is merged into a neighbour, so deletes cannot leave many near-empty chunks. */
@@ -83,7 +88,7 @@ export class RowIndex {
       this.#chunks.push(this.#newChunk([key], [row], null));
       this.#maxes.push(key);
       this.#size = 1;
-      this.#rebuildTree();
+      this.#tree = null;
       return;
     }
     // A key beyond every chunk's maximum goes at the end of the last chunk.
@@ -106,7 +111,7 @@ export class RowIndex {
       this.#chunks.splice(c + 1, 0, upper);
       this.#maxes[c] = chunk.keys[half - 1]!;
       this.#maxes.splice(c + 1, 0, upper.keys[upper.keys.length - 1]!);
-      this.#rebuildTree();
+      this.#tree = null;
     } else {
       this.#maxes[c] = chunk.keys[chunk.keys.length - 1]!;
       this.#bump(c, 1);
@@ -128,7 +133,7 @@ export class RowIndex {
     if (chunk.keys.length === 0) {
       this.#chunks.splice(c, 1);
       this.#maxes.splice(c, 1);
-      this.#rebuildTree();
+      this.#tree = null;
       return;
     }
     this.#maxes[c] = chunk.keys[chunk.keys.length - 1]!;
@@ -225,7 +230,7 @@ export class RowIndex {
     }
     this.#chunks.splice(left, 2, ...parts);
     this.#maxes.splice(left, 2, ...parts.map((part) => part.keys[part.keys.length - 1]!));
-    this.#rebuildTree();
+    this.#tree = null;
   }
 
   #newChunk(keys: string[], rows: Row[], snapshot: ChunkSnapshot | null): Chunk {
@@ -234,7 +239,9 @@ export class RowIndex {
     return chunk;
   }
 
-  #rebuildTree(): void {
+  /** The Fenwick tree, rebuilt first when the chunk list changed since it was built. */
+  #fenwick(): number[] {
+    if (this.#tree !== null) return this.#tree;
     const n = this.#chunks.length;
     const tree = new Array<number>(n + 1).fill(0);
     for (let i = 1; i <= n; i++) {
@@ -243,31 +250,36 @@ export class RowIndex {
       if (parent <= n) tree[parent]! += tree[i]!;
     }
     this.#tree = tree;
+    return tree;
   }
 
   #bump(chunkIndex: number, delta: number): void {
-    for (let i = chunkIndex + 1; i < this.#tree.length; i += i & -i) this.#tree[i]! += delta;
+    const tree = this.#tree;
+    if (tree === null) return; // rebuilt from the chunks' lengths when next read
+    for (let i = chunkIndex + 1; i < tree.length; i += i & -i) tree[i]! += delta;
   }
 
   /** Total length of chunks `0 .. chunkIndex - 1`. */
   #countBefore(chunkIndex: number): number {
+    const tree = this.#fenwick();
     let sum = 0;
-    for (let i = chunkIndex; i > 0; i -= i & -i) sum += this.#tree[i]!;
+    for (let i = chunkIndex; i > 0; i -= i & -i) sum += tree[i]!;
     return sum;
   }
 
   /** Chunk and position holding the row of rank `rank` (which must be < size). */
   #locateRank(rank: number): [number, number] {
     const n = this.#chunks.length;
+    const tree = this.#fenwick();
     let pos = 0;
     let remaining = rank;
     let step = 1;
     while (step * 2 <= n) step *= 2;
     for (; step > 0; step >>= 1) {
       const next = pos + step;
-      if (next <= n && this.#tree[next]! <= remaining) {
+      if (next <= n && tree[next]! <= remaining) {
         pos = next;
-        remaining -= this.#tree[next]!;
+        remaining -= tree[next]!;
       }
     }
     return [pos, remaining];

@@ -568,8 +568,9 @@ export class FlowHost {
   }
 }
 
-/** Outside a request there is no stream to append to. */
-const noEmit = async (): Promise<void> => {};
+/** Outside a request there is no stream to append to: every emit answers the same settled promise. */
+const settled: Promise<void> = Promise.resolve();
+const noEmit = (): Promise<void> => settled;
 
 /**
  * The resource context of one client HTTP call: the session owner's identity, no request, no stream.

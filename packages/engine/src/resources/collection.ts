@@ -19,7 +19,7 @@ import { acceptState, StateCell } from "../state/state-cell.js";
 import { resourceCellBackend } from "./cell-backends.js";
 import { renderContent, type TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
-import { announceChange } from "./events.js";
+import { announceChange, type ResourceChange } from "./events.js";
 import { type ContentOwner, ResourceInstance } from "./resource-instance.js";
 import { assertContent } from "./single-resource.js";
 
@@ -356,7 +356,7 @@ export class CollectionRuntime implements ContentOwner {
    * After a committed state write: the created or updated hook, then the change announcement. The one
    * path for `createNew` (no previous state) and the cells' own writes.
    */
-  private async stateChanged(
+  private stateChanged(
     identity: ResourceIdentity,
     created: boolean,
     next: JsonObject,
@@ -373,15 +373,16 @@ export class CollectionRuntime implements ContentOwner {
           this.def.onInstanceUpdated?.(key, next, previous as JsonObject, this.hookContext),
         );
     }
-    await announceChange(this.ctx, {
+    const change: ResourceChange = {
       def: this.def,
       accessor: this.accessor,
       kind: "collection",
       change: created ? "created" : "updated",
       identity,
       state: next,
-      ...(previous === undefined ? {} : { previousState: previous }),
-    });
+    };
+    if (previous !== undefined) change.previousState = previous;
+    return announceChange(this.ctx, change);
   }
 
   private topicExists(path: string): FlowError {

@@ -28,6 +28,21 @@ describe("MemoryEventLog", () => {
     expect(log.read("r", 0, 1)[0]!.data).not.toBe(first!.data);
   });
 
+  it("answers an append with an event whose data is its own copy, kept once read, and which reads as a plain event", () => {
+    const { log } = newLog();
+    const data = { list: [1] };
+    const appended = log.append(event(data));
+    data.list.push(2);
+    expect(appended).toEqual({ seq: 1, type: "x", requestId: "r", at, data: { list: [1] } });
+    expect(Object.keys(appended)).toEqual(["seq", "type", "requestId", "at", "data"]);
+    expect(JSON.parse(JSON.stringify(appended))).toEqual({ ...appended });
+    (appended.data.list as number[]).push(7);
+    expect(appended.data).toEqual({ list: [1, 7] });
+    appended.data = { replaced: true };
+    expect(appended.data).toEqual({ replaced: true });
+    expect(log.read("r", 0, 1)[0]!.data).toEqual({ list: [1] });
+  });
+
   it("delivers an event a listener appends after the one being delivered, so every listener sees seq order", () => {
     const { log } = newLog();
     const first: number[] = [];

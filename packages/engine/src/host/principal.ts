@@ -43,12 +43,31 @@ export async function resolvePrincipal(options: {
 }): Promise<PrincipalOutcome> {
   const { flow, context, logger } = options;
   const resolver = resolverFor(flow, options.hostResolver);
-  let resolved: { userId?: string; orgId?: string; tenantId?: string } | null = null;
-  if (resolver) {
-    resolved = await callResolver(resolver, context, logger, flow.id);
-  } else if (typeof options.bodyUserId === "string" && options.bodyUserId !== "") {
-    resolved = { userId: options.bodyUserId };
-  }
+  if (!resolver)
+    return { principal: principalWithoutResolver(flow, options.bodyUserId), authenticated: false };
+  return {
+    principal: principalOf(flow, await callResolver(resolver, context, logger, flow.id)),
+    authenticated: true,
+  };
+}
+
+/**
+ * The principal of a call to a flow no resolver governs (the specification's development mode): a body
+ * `userId` when one is given, else `defaultUserId`, else `anonymous` — or 401 when the flow requires a user.
+ * What {@link resolvePrincipal} answers without a resolver, without a resolution context to build.
+ */
+export function principalWithoutResolver(flow: AnyFlowDefinition, bodyUserId?: unknown): Principal {
+  return principalOf(
+    flow,
+    typeof bodyUserId === "string" && bodyUserId !== "" ? { userId: bodyUserId } : null,
+  );
+}
+
+/** The principal a resolution gives: its user, else `defaultUserId`, else anonymous or 401; its org and tenant. */
+function principalOf(
+  flow: AnyFlowDefinition,
+  resolved: { userId?: string; orgId?: string; tenantId?: string } | null,
+): Principal {
   let userId = resolved?.userId;
   if (!userId && flow.authentication.defaultUserId) userId = flow.authentication.defaultUserId;
   if (!userId) {
@@ -60,7 +79,7 @@ export async function resolvePrincipal(options: {
   const principal: Principal = { userId };
   if (resolved?.orgId) principal.orgId = resolved.orgId;
   if (resolved?.tenantId) principal.tenantId = resolved.tenantId;
-  return { principal, authenticated: resolver !== undefined };
+  return principal;
 }
 
 /** Runs a resolver, failing closed: anything but a `PrincipalResolutionError` is a 401, logged by name only. */

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   type ActionDefinition,
   type ActiveRequestEntry,
@@ -18,6 +17,7 @@ import {
   type WebhookBinding,
 } from "@flowrt/core";
 import { isoNow } from "../requests/clock.js";
+import { newId } from "../requests/new-id.js";
 import { RunAbort } from "../requests/run-abort.js";
 import type { HostLogger } from "./logger.js";
 import type { FlowRegistry, RegisteredFlow } from "./registry.js";
@@ -68,10 +68,18 @@ export interface RequestRunnerOptions {
   leaseMs?: number;
 }
 
+/** Webhook labels, made once per binding: a label built per request would be a fresh cons string each time. */
+const webhookLabels = new WeakMap<WebhookBinding, string>();
+
 export function actionLabel(target: RequestTarget): string {
-  return target.type === "action"
-    ? target.action.name
-    : `webhook:${target.binding.provider}:${target.binding.eventType}`;
+  if (target.type === "action") return target.action.name;
+  const { binding } = target;
+  let label = webhookLabels.get(binding);
+  if (label === undefined) {
+    label = `webhook:${binding.provider}:${binding.eventType}`;
+    webhookLabels.set(binding, label);
+  }
+  return label;
 }
 
 function toJson(value: unknown): JsonValue {
@@ -152,7 +160,7 @@ export class RequestRunner {
     const policy = request.target.type === "action" ? request.target.action : request.target.binding;
     const now = isoNow();
     const record: RequestRecord = {
-      id: randomUUID(),
+      id: newId(),
       sessionId: request.session.id,
       flowId: request.flow.id,
       flowKind: request.flow.kind,
@@ -239,7 +247,6 @@ export class RequestRunner {
    * Counted out of {@link launched} when it settles, which is what {@link close} waits for.
    */
   private async run(initial: RequestRecord, known?: SessionRecord): Promise<void> {
-    const { stores, registry } = this.options;
     let lease: ActiveRun | undefined;
     let cleared = false;
     try {
@@ -249,34 +256,9 @@ export class RequestRunner {
       this.runs.set(claimed.id, lease);
       this.holdLease(lease);
       try {
-        const record = claimed;
-        const session =
-          known !== undefined && known.id === record.sessionId
-            ? known
-            : await stores.sessions.get(record.sessionId);
-        if (!session)
-          throw new FlowError("session-not-found", `Session "${record.sessionId}" no longer exists.`);
-        const flow = registry.get(record.flowId);
-        const { block, policy } = this.targetOf(flow, record.action);
-        const entry: ActiveRequestEntry = {
-          requestId: record.id,
-          sessionId: record.sessionId,
-          flowId: record.flowId,
-          userId: record.userId,
-          action: record.action,
-          startedAt: record.startedAt ?? isoNow(),
-        };
-        if (record.orgId) entry.orgId = record.orgId;
-        await stores.requests.markActive(entry);
-        const started: JsonObject = { action: record.action, sessionId: record.sessionId };
-        if (record.metadata.webhook) started.webhook = record.metadata.webhook;
-        await this.emit(record.id, "request.started", started);
+        await this.start(lease, known);
         let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
         try {
-          lease.flow = flow;
-          lease.session = session;
-          lease.block = block;
-          lease.policy = policy;
           const output = await this.options.execute(lease as ClaimedRun);
           outcome = { ok: true, output };
         } catch (error) {
@@ -295,7 +277,7 @@ export class RequestRunner {
       if (lease !== undefined) {
         this.releaseLease(lease);
         this.runs.delete(lease.record.id);
-        if (!cleared) await stores.requests.clearActive(lease.record.id).catch(() => {});
+        if (!cleared) await this.options.stores.requests.clearActive(lease.record.id).catch(() => {});
       }
       if (--this.launched === 0 && this.idle !== undefined) {
         const idle = this.idle;
@@ -303,6 +285,39 @@ export class RequestRunner {
         idle.resolve();
       }
     }
+  }
+
+  /**
+   * Finds the run's session and target, enters the active registry and emits `request.started`. A frame
+   * of its own, so that what it builds is not held while the block runs.
+   */
+  private async start(lease: ActiveRun, known: SessionRecord | undefined): Promise<void> {
+    const { stores, registry } = this.options;
+    const { record } = lease;
+    const session =
+      known !== undefined && known.id === record.sessionId
+        ? known
+        : await stores.sessions.get(record.sessionId);
+    if (!session) throw new FlowError("session-not-found", `Session "${record.sessionId}" no longer exists.`);
+    const flow = registry.get(record.flowId);
+    const { block, policy } = this.targetOf(flow, record.action);
+    const entry: ActiveRequestEntry = {
+      requestId: record.id,
+      sessionId: record.sessionId,
+      flowId: record.flowId,
+      userId: record.userId,
+      action: record.action,
+      startedAt: record.startedAt ?? isoNow(),
+    };
+    if (record.orgId) entry.orgId = record.orgId;
+    await stores.requests.markActive(entry);
+    const started: JsonObject = { action: record.action, sessionId: record.sessionId };
+    if (record.metadata.webhook) started.webhook = record.metadata.webhook;
+    await this.emit(record.id, "request.started", started);
+    lease.flow = flow;
+    lease.session = session;
+    lease.block = block;
+    lease.policy = policy;
   }
 
   private holdLease(lease: Lease): void {

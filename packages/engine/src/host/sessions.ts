@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   FlowError,
   type FlowStores,
@@ -9,6 +8,7 @@ import {
   UserBindingMismatchError,
 } from "@flowrt/core";
 import { isoNow } from "../requests/clock.js";
+import { newId } from "../requests/new-id.js";
 import type { FlowRegistry, RegisteredFlow } from "./registry.js";
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
@@ -42,7 +42,7 @@ export class SessionService {
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
     // A generated id is a UUID, valid by construction; only a given one is checked.
-    const id = input.sessionId ?? randomUUID();
+    const id = input.sessionId ?? newId();
     if (input.sessionId !== undefined) assertSessionId(id);
     const { principal, parent } = input;
     const record: SessionRecord = {

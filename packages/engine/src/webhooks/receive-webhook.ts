@@ -1,6 +1,7 @@
 import {
   FlowError,
   type JsonObject,
+  type Principal,
   type SessionRecord,
   type WebhookBinding,
   type WebhookInboundEvent,
@@ -8,6 +9,7 @@ import {
 import { parseBlockInput } from "../blocks/validate-io.js";
 import type { FlowHost } from "../host/flow-host.js";
 import { describeError } from "../host/logger.js";
+import { principalWithoutResolver } from "../host/principal.js";
 import type { RegisteredFlow } from "../host/registry.js";
 import type { NewRequest } from "../host/request-runner.js";
 import type { Caller } from "../host/types.js";
@@ -125,17 +127,12 @@ export async function receiveWebhook(
     return { status: 202, body: { ignored: true, reason: "when threw" } };
   }
 
-  // The caller as given, resolved as a webhook (copied with Object.assign: a spread plus a member makes a
-  // fresh object shape per delivery).
-  const webhookCaller: Caller = Object.assign({}, caller);
-  webhookCaller.source = "webhook";
-  const { principal } = await host.principalFor(flow, webhookCaller, {
-    action: `webhook:${provider}:${eventType}`,
-  });
+  const principal = await webhookPrincipal(host, flow, caller, provider, eventType);
   const session = await ensureSession(host, flow, binding, event, principal);
 
-  const webhook: JsonObject = { provider, eventType };
-  if (deliveryId !== undefined) webhook.deliveryId = deliveryId;
+  // One literal per case: a member added afterwards would move the object's members out of line.
+  const webhook: JsonObject =
+    deliveryId === undefined ? { provider, eventType } : { provider, eventType, deliveryId };
   const request: NewRequest = {
     flow,
     session,
@@ -175,6 +172,27 @@ export async function receiveWebhook(
   request.inputIsJson = !definition.parse && !binding.input && !binding.inputSchema;
   const record = await host.requests.submit(request);
   return { status: 202, body: { requestId: record.id } };
+}
+
+/**
+ * The delivery's principal: an asserted one, else the resolver's (the caller resolved as a webhook), else
+ * the flow's development-mode principal, which needs no resolution context.
+ */
+function webhookPrincipal(
+  host: FlowHost,
+  flow: RegisteredFlow,
+  caller: Caller,
+  provider: string,
+  eventType: string | null,
+): Principal | Promise<Principal> {
+  if (caller.principal) return caller.principal;
+  if (!host.hasResolver(flow)) return principalWithoutResolver(flow.definition);
+  // Copied with Object.assign: a spread plus a member makes a fresh object shape per delivery.
+  const webhookCaller: Caller = Object.assign({}, caller);
+  webhookCaller.source = "webhook";
+  return host
+    .principalFor(flow, webhookCaller, { action: `webhook:${provider}:${eventType}` })
+    .then((outcome) => outcome.principal);
 }
 
 /** A fresh ephemeral session, or the named one found or created and bound to the delivery's principal. */

@@ -1,8 +1,10 @@
-import { SHARED_BUCKET } from "@flowrt/core";
+import { defineFlow, handler, SHARED_BUCKET } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { settle } from "../host/testing/fixtures.js";
 import { billing, crm, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
 import { alphaSignature, startWebhookHost, type WebhookTestHost } from "./testing/webhook-harness.js";
+
+const echo = handler({ name: "echo", execute: async (input: unknown) => input });
 
 let t: WebhookTestHost;
 beforeEach(async () => {
@@ -92,6 +94,36 @@ describe("sessions of webhook runs", () => {
     const response = await post("crm", customerInvoice("in_1", "cus_9"));
     expect(response.status).toBe(401);
     expect(counts()).toEqual({ sessions: 0, requests: 0, events: 0 });
+  });
+
+  it("without a resolver, a delivery runs as `anonymous` on a flow that requires no user and has no default one", async () => {
+    const anonymousFlow = defineFlow({
+      kind: "anon",
+      authentication: { requireUser: false },
+      webhooks: { stripe: { on: { "invoice.paid": { block: echo } } } },
+    });
+    const strictFlow = defineFlow({
+      kind: "strict",
+      webhooks: { stripe: { on: { "invoice.paid": { block: echo } } } },
+    });
+    const own = await startWebhookHost({
+      flows: [anonymousFlow, strictFlow],
+      webhookProviders: webhookProviders(),
+    });
+    try {
+      const body = stripeEvent("invoice.paid", { id: "in_1", amount: 5 }, "evt_anon");
+      const headers = { "stripe-signature": alphaSignature(body) };
+      const accepted = await own.post("/anon/webhooks/stripe", body, headers);
+      expect(accepted.status).toBe(202);
+      const { record } = await settle(own.host, (accepted.body as { requestId: string }).requestId);
+      expect(record).toMatchObject({ status: "completed", userId: "anonymous" });
+      // A flow that requires a user, with neither a resolver nor a default user, refuses (401) and writes nothing.
+      const refused = await own.post("/strict/webhooks/stripe", body, headers);
+      expect(refused.status).toBe(401);
+      expect(await own.allRequests()).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
   });
 
   it("a named session owned by another flow is 409 wrong-instance-session and dispatches nothing", async () => {

@@ -42,23 +42,28 @@ describe("memory resource listing", () => {
       for (let n = 1 + Math.floor(next() * 4); n > 0; n--) key += parts[Math.floor(next() * parts.length)];
       return key;
     };
-    for (let step = 0; step < 4000; step++) {
-      const key = randomKey();
-      const roll = next();
-      if (roll < 0.6) {
-        await store.putState(address, key, { step }, { type: "any" });
-        live.set(key, step);
-      } else if (roll < 0.8) {
-        await store.deleteState(address, key, { type: "any" });
-        live.delete(key);
-      } else if (live.has(key)) {
-        await store.touch(address, key, step);
+    const randomSteps = async (from: number, to: number) => {
+      for (let step = from; step < to; step++) {
+        const key = randomKey();
+        const roll = next();
+        if (roll < 0.6) {
+          await store.putState(address, key, { step }, { type: "any" });
+          live.set(key, step);
+        } else if (roll < 0.8) {
+          await store.deleteState(address, key, { type: "any" });
+          live.delete(key);
+        } else if (live.has(key)) {
+          await store.touch(address, key, step);
+        }
       }
-    }
+    };
+    await randomSteps(0, 4000);
     const isLeaf = (key: string, prefix: string) =>
       key.startsWith(prefix) && !key.includes("/", prefix.lastIndexOf("/") + 1);
-    // Pages read (and cache) every chunk first, so later changes must reach the cached snapshots too.
+    // The first leaf read builds the leaf indexes (and pages cache chunk snapshots): later inserts,
+    // deletes, updates and touches must reach both.
     await store.list(address, { leaf: true, prefix: "a/" });
+    await randomSteps(4000, 5500);
     for (const [key, step] of live) {
       if (next() < 0.5) continue;
       await store.putState(address, key, { step, again: true }, { type: "any" });

@@ -354,7 +354,7 @@ export class CollectionRuntime implements ContentOwner {
 
   /**
    * After a committed state write: the created or updated hook, then the change announcement. The one
-   * path for `createNew` (no previous state) and the cells' own writes.
+   * path for every create (`createNew`, `createSeeded`: no previous state) and the cells' own writes.
    */
   private stateChanged(
     identity: ResourceIdentity,

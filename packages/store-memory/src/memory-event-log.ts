@@ -4,7 +4,7 @@ import { checkString, jsonObjectText } from "./json-text.js";
 export type ListenerErrorHandler = (error: unknown, event: RequestEvent) => void;
 type Listener = (event: RequestEvent) => void;
 
-/** One stored event; its `seq` is its index in the request's log plus one, its data JSON text. */
+/** One event being delivered to listeners: its type, time and data as JSON text. */
 interface StoredEvent {
   readonly type: string;
   readonly at: string;
@@ -28,12 +28,12 @@ class AppendedEvent {
   declare data: RequestEvent["data"];
   readonly #text: string;
 
-  constructor(requestId: string, seq: number, stored: StoredEvent) {
+  constructor(requestId: string, seq: number, type: string, at: string, text: string) {
     this.seq = seq;
-    this.type = stored.type;
+    this.type = type;
     this.requestId = requestId;
-    this.at = stored.at;
-    this.#text = stored.data;
+    this.at = at;
+    this.#text = text;
     Object.defineProperty(this, "data", AppendedEvent.#lazyData);
   }
 
@@ -61,13 +61,18 @@ class AppendedEvent {
   }
 }
 
+/** Members per event in a log: type, time, data text. */
+const STRIDE = 3;
+
 /**
- * Per-request event logs and their live listeners. A log is an array, so an append can neither skip
- * nor repeat a `seq`. Events are kept as text: an append stringifies the data once; every reader and
- * listener gets its own parse, and the append's caller one when it reads the answer's `data`.
+ * Per-request event logs and their live listeners. A log is one flat array of `type, at, data` triples
+ * (no object per event for the garbage collector to copy and mark while the request is retained), so an
+ * append can neither skip nor repeat a `seq`: event `seq` sits at `(seq - 1) * 3`. Events are kept as
+ * text: an append stringifies the data once; every reader and listener gets its own parse, and the
+ * append's caller one when it reads the answer's `data`.
  */
 export class MemoryEventLog {
-  private readonly logs = new Map<string, StoredEvent[]>();
+  private readonly logs = new Map<string, string[]>();
   private readonly listeners = new Map<string, Set<Listener>>();
   /** Events appended by a listener while another event is being delivered, delivered after it. */
   private readonly pending: Array<{ requestId: string; seq: number; stored: StoredEvent }> = [];
@@ -81,18 +86,15 @@ export class MemoryEventLog {
     }
     checkString(event.type, "event type");
     checkString(event.at, "event at");
-    const { requestId } = event;
-    const stored: StoredEvent = {
-      type: event.type,
-      at: event.at,
-      data: jsonObjectText(event.data, "event data"),
-    };
+    const { requestId, type, at } = event;
+    const data = jsonObjectText(event.data, "event data");
     let log = this.logs.get(requestId);
-    if (log === undefined) this.logs.set(requestId, (log = []));
-    const seq = log.push(stored);
+    if (log === undefined) this.logs.set(requestId, (log = [type, at, data]));
+    else log.push(type, at, data);
+    const seq = log.length / STRIDE;
     const subscribed = this.listeners.get(requestId);
-    if (subscribed !== undefined) this.notify(subscribed, requestId, seq, stored);
-    return new AppendedEvent(requestId, seq, stored);
+    if (subscribed !== undefined) this.notify(subscribed, requestId, seq, { type, at, data });
+    return new AppendedEvent(requestId, seq, type, at, data);
   }
 
   /** Events after `afterSeq`, at most `limit` (a non-negative integer or `Infinity`). */
@@ -100,9 +102,18 @@ export class MemoryEventLog {
     const log = this.logs.get(requestId);
     if (log === undefined) return [];
     const from = Math.max(0, Math.floor(afterSeq));
-    const to = Math.min(log.length, from + limit);
+    const to = Math.min(log.length / STRIDE, from + limit);
     const out: RequestEvent[] = [];
-    for (let i = from; i < to; i++) out.push(materialize(requestId, i + 1, log[i]!));
+    for (let i = from; i < to; i++) {
+      const at = i * STRIDE;
+      out.push({
+        seq: i + 1,
+        type: log[at]!,
+        requestId,
+        at: log[at + 1]!,
+        data: JSON.parse(log[at + 2]!),
+      });
+    }
     return out;
   }
 

@@ -26,7 +26,13 @@ export interface OpenLoopOptions {
   body: string;
   /** Requests per second, evenly spaced. */
   rate: number;
+  /** Seconds measured. */
   seconds: number;
+  /**
+   * Seconds of the same load sent first and not measured (errors still count), so that the measured
+   * part starts in the steady state this load leads to, without a gap. @default 0
+   */
+  warmupSeconds?: number;
   /** Keep-alive connections the requests share. @default 32 */
   connections?: number;
   /** A request without a complete response after this long counts as an error. @default 10_000 */
@@ -34,14 +40,15 @@ export interface OpenLoopOptions {
 }
 
 export interface OpenLoopResult {
-  /** Requests sent (every one of them is answered, failed or timed out by the time this returns). */
+  /** Requests sent, warm-up included (every one is answered, failed or timed out when this returns). */
   sent: number;
-  /** 2xx responses. */
+  /** 2xx responses to measured requests. */
   responses: number;
-  /** 2xx responses per second of the schedule. */
+  /** 2xx responses to measured requests per measured second. */
   rps: number;
+  /** Non-2xx answers, warm-up included. */
   non2xx: number;
-  /** Connection errors and timeouts. */
+  /** Connection errors and timeouts, warm-up included. */
   errors: number;
   /** Service latency (from the request written to the response's end), ms. */
   p50Ms: number;
@@ -62,7 +69,8 @@ const toNs = (millis: number) => Math.max(1, Math.round(millis * 1e6));
 /** Sends `rate` requests a second for `seconds`, then waits for the last answers. */
 export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const { rate, seconds } = options;
-  const total = Math.round(rate * seconds);
+  const unmeasured = Math.round(rate * (options.warmupSeconds ?? 0));
+  const total = unmeasured + Math.round(rate * seconds);
   const intervalMs = 1000 / rate;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections ?? 32 });
@@ -82,7 +90,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
     if (--inFlight === 0) drained?.();
   };
 
-  const send = (dueAt: number) => {
+  const send = (dueAt: number, measured: boolean) => {
     inFlight++;
     let writtenAt = Number.NaN;
     let settled = false;
@@ -109,9 +117,11 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
           const end = performance.now();
           const status = res.statusCode ?? 0;
           if (status >= 200 && status < 300) {
-            responses++;
-            service.record(toNs(end - (Number.isNaN(writtenAt) ? dueAt : writtenAt)));
-            corrected.record(toNs(end - dueAt));
+            if (measured) {
+              responses++;
+              service.record(toNs(end - (Number.isNaN(writtenAt) ? dueAt : writtenAt)));
+              corrected.record(toNs(end - dueAt));
+            }
           } else {
             non2xx++;
           }
@@ -136,8 +146,9 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
     // Everything due by now goes out now: a late timer never shifts the schedule.
     while (sent < total && start + sent * intervalMs <= now) {
       const dueAt = start + sent * intervalMs;
-      lag.record(toNs(now - dueAt));
-      send(dueAt);
+      const measured = sent >= unmeasured;
+      if (measured) lag.record(toNs(now - dueAt));
+      send(dueAt, measured);
       sent++;
     }
     if (sent < total) await sleep(Math.max(0, start + sent * intervalMs - performance.now()));

@@ -9,7 +9,9 @@
  * 3. The 202's p99 latency at a fixed request rate under a 2-second handler beside its p99 under an instant
  *    one — target within 1.2×. The load is open-loop and evenly spaced (`open-loop.ts`), not autocannon's
  *    `overallRate`, which sends each connection's quota for a second in one burst: its p99 measured the
- *    queue inside the burst. The rate is half the ingest capacity measured in (2), capped at 1000/s.
+ *    queue inside the burst. The rate is half the ingest capacity measured in (2), capped at 1000/s; each
+ *    round is preceded by a few seconds of the same load, unmeasured, so both sides are measured in the
+ *    steady state (a 2 s handler's runs in flight, heaps grown back after the idle time between rounds).
  *
  * Servers run in child processes on the packages' built `dist` (built first; `WEBHOOK_BENCH_SOURCE=1`
  * runs the TypeScript sources through tsx instead); autocannon (throughput) and the open-loop generator
@@ -35,6 +37,8 @@ const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 type Measured = LoadResult & { cpuUsPerReq: number };
 /** Seconds of load before the latency rounds: the retention horizon of `webhooks-server.ts` (5 s), and one more. */
 const LATENCY_WARMUP_SECONDS = 6;
+/** Unmeasured seconds at the start of each latency round: longer than the slow handler's 2 s. */
+const ROUND_WARMUP_SECONDS = 3;
 const CONNECTIONS = 32;
 
 const verdict = (ratio: number, target: number, atLeast: boolean) =>
@@ -137,8 +141,8 @@ async function ingestSection(seconds: number): Promise<{ markdown: string; flowr
 async function latencySection(seconds: number, rate: number): Promise<string> {
   const servers: RunningServer[] = [];
   const { body, headers } = signedDelivery();
-  const loadAt = (url: string, roundSeconds: number) =>
-    openLoop({ url, headers, body, rate, seconds: roundSeconds, connections: CONNECTIONS });
+  const loadAt = (url: string, roundSeconds: number, warmupSeconds = 0) =>
+    openLoop({ url, headers, body, rate, seconds: roundSeconds, warmupSeconds, connections: CONNECTIONS });
   try {
     const instant = await startServer("flowrt-instant");
     servers.push(instant);
@@ -155,7 +159,9 @@ async function latencySection(seconds: number, rate: number): Promise<string> {
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? [instant, slow] : [slow, instant];
       for (const server of order) {
-        const result = checkedOpenLoop(server.mode, await loadAt(server.url, seconds));
+        // Each round starts with unmeasured load: a server idle since its last round (up to 25 s here) has
+        // let its heap shrink, and a 2 s handler's runs reach their steady number (rate × 2 s) only after 2 s.
+        const result = checkedOpenLoop(server.mode, await loadAt(server.url, seconds, ROUND_WARMUP_SECONDS));
         (server === instant ? instantRuns : slowRuns).push(result);
         // Handlers still sleeping on the slow server finish before the other side is measured.
         if (server === slow) await sleep(2_500);
@@ -175,7 +181,7 @@ async function latencySection(seconds: number, rate: number): Promise<string> {
     const slowCorrected = median(slowRuns.map((r) => r.correctedP99Ms));
     const lag = Math.max(...[...instantRuns, ...slowRuns].map((r) => r.sendLagP99Ms));
     return [
-      `### 202 latency under a slow handler (open loop, ${rate} requests/s evenly spaced, ${ROUNDS} × ${seconds} s rounds per side)`,
+      `### 202 latency under a slow handler (open loop, ${rate} requests/s evenly spaced, ${ROUNDS} × ${seconds} s rounds per side, each after ${ROUND_WARMUP_SECONDS} s unmeasured)`,
       "",
       formatTable([row("instant", instantRuns), row("2 s", slowRuns)]),
       "",

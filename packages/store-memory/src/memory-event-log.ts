@@ -11,54 +11,8 @@ interface StoredEvent {
   readonly data: string;
 }
 
-function materialize(requestId: string, seq: number, stored: StoredEvent): RequestEvent {
-  return { seq, type: stored.type, requestId, at: stored.at, data: JSON.parse(stored.data) };
-}
-
-/**
- * The event an append answers, whose caller (the engine) rarely reads it: its `data` is parsed on first
- * read, then kept (a copy of its own, stable and writable, like a read event's). An own enumerable
- * member like the others, so the event compares, spreads and serializes as a plain one does.
- */
-class AppendedEvent {
-  seq: number;
-  type: string;
-  requestId: string;
-  at: string;
-  declare data: RequestEvent["data"];
-  readonly #text: string;
-
-  constructor(requestId: string, seq: number, type: string, at: string, text: string) {
-    this.seq = seq;
-    this.type = type;
-    this.requestId = requestId;
-    this.at = at;
-    this.#text = text;
-    Object.defineProperty(this, "data", AppendedEvent.#lazyData);
-  }
-
-  /** One accessor shared by every appended event (no closure per event). */
-  static readonly #lazyData: PropertyDescriptor = {
-    get(this: AppendedEvent) {
-      const data = JSON.parse(this.#text);
-      AppendedEvent.#settle(this, data);
-      return data;
-    },
-    set(this: AppendedEvent, value: RequestEvent["data"]) {
-      AppendedEvent.#settle(this, value);
-    },
-    enumerable: true,
-    configurable: true,
-  };
-
-  static #settle(event: AppendedEvent, data: RequestEvent["data"]): void {
-    Object.defineProperty(event, "data", {
-      value: data,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  }
+function materialize(requestId: string, seq: number, type: string, at: string, data: string): RequestEvent {
+  return { seq, type, requestId, at, data: JSON.parse(data) };
 }
 
 /** Members per event in a log: type, time, data text. */
@@ -68,8 +22,8 @@ const STRIDE = 3;
  * Per-request event logs and their live listeners. A log is one flat array of `type, at, data` triples
  * (no object per event for the garbage collector to copy and mark while the request is retained), so an
  * append can neither skip nor repeat a `seq`: event `seq` sits at `(seq - 1) * 3`. Events are kept as
- * text: an append stringifies the data once; every reader and listener gets its own parse, and the
- * append's caller one when it reads the answer's `data`.
+ * text: an append stringifies the data once; every reader, listener and the append's caller gets its
+ * own parse.
  */
 export class MemoryEventLog {
   private readonly logs = new Map<string, string[]>();
@@ -94,7 +48,7 @@ export class MemoryEventLog {
     const seq = log.length / STRIDE;
     const subscribed = this.listeners.get(requestId);
     if (subscribed !== undefined) this.notify(subscribed, requestId, seq, { type, at, data });
-    return new AppendedEvent(requestId, seq, type, at, data);
+    return materialize(requestId, seq, type, at, data);
   }
 
   /** Events after `afterSeq`, at most `limit` (a non-negative integer or `Infinity`). */
@@ -106,13 +60,7 @@ export class MemoryEventLog {
     const out: RequestEvent[] = [];
     for (let i = from; i < to; i++) {
       const at = i * STRIDE;
-      out.push({
-        seq: i + 1,
-        type: log[at]!,
-        requestId,
-        at: log[at + 1]!,
-        data: JSON.parse(log[at + 2]!),
-      });
+      out.push(materialize(requestId, i + 1, log[at]!, log[at + 1]!, log[at + 2]!));
     }
     return out;
   }
@@ -182,9 +130,9 @@ export class MemoryEventLog {
 
   private call(listener: Listener, requestId: string, seq: number, stored: StoredEvent): void {
     try {
-      listener(materialize(requestId, seq, stored));
+      listener(materialize(requestId, seq, stored.type, stored.at, stored.data));
     } catch (error) {
-      this.onListenerError(error, materialize(requestId, seq, stored));
+      this.onListenerError(error, materialize(requestId, seq, stored.type, stored.at, stored.data));
     }
   }
 }

@@ -51,7 +51,18 @@ export function callOnErrored(hooks: ActionHooks, error: unknown, ctx: BlockCont
  * returned; on failure (an abort included) `onErrored(error, ctx)` and the error is rethrown unchanged.
  * The run's `budget` should come from `createTokenBudget(action.tokenBudget)`.
  */
-export async function runAction(
+export function runAction(
+  action: ActionHooks & { block: AnyBlock },
+  input: unknown,
+  run: BlockRun,
+): Promise<unknown> {
+  // Without hooks there is nothing to add around the block: it runs without a frame of this function.
+  if (action.onCompleted === undefined && action.onErrored === undefined)
+    return executeBlock(action.block, input, run);
+  return runWithHooks(action, input, run);
+}
+
+async function runWithHooks(
   action: ActionHooks & { block: AnyBlock },
   input: unknown,
   run: BlockRun,

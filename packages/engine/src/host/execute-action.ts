@@ -131,7 +131,6 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
 
   loadBlockResources(block: AnyBlock): Promise<void> {
     const declared = Object.keys(block.resources);
-    if (declared.length === 0) return Promise.resolve();
     const fresh = declared.filter((accessor) => this.scope.definition(accessor) === undefined);
     this.scope.declare(block.resources);
     return this.scope.load(fresh);
@@ -165,19 +164,15 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
  * action's policy (token budget, `onCompleted`, `onErrored`).
  */
 export async function executeAction(host: FlowHost, run: ClaimedRun): Promise<unknown> {
-  const { record, flow, session, block, policy } = run;
+  const { record, session, block, policy } = run;
   const actionRun = new ActionRun(host, run, principalOfRecord(record, session));
   await actionRun.scope.loadScopes();
-  for (const _accessor in flow.flowResources) {
-    await actionRun.scope.load();
-    break;
-  }
-  const input = actionInput(record.input, block);
-  // Without hooks there is nothing for runAction to add: the block runs without its frame.
-  if (policy.onCompleted === undefined && policy.onErrored === undefined) {
-    return executeBlock(block, input, actionRun);
-  }
-  return runAction({ block, onCompleted: policy.onCompleted, onErrored: policy.onErrored }, input, actionRun);
+  await actionRun.scope.load();
+  return runAction(
+    { block, onCompleted: policy.onCompleted, onErrored: policy.onErrored },
+    actionInput(record.input, block),
+    actionRun,
+  );
 }
 
 /**

@@ -158,7 +158,12 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
     await Promise.all([this.scopes.session.load(), this.scopes.user.load(), this.scopes.org.load()]);
   }
 
-  async load(accessors: readonly string[] = this.accessors()): Promise<void> {
+  load(accessors: readonly string[] = this.accessors()): Promise<void> {
+    // Nothing declared (most runs, most blocks): no promise work beyond the answer.
+    return accessors.length === 0 ? Promise.resolve() : this.loadEach(accessors);
+  }
+
+  private async loadEach(accessors: readonly string[]): Promise<void> {
     await Promise.all(
       accessors.map(async (accessor) => {
         const def = this.definitions.get(accessor);

@@ -50,16 +50,8 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-function checked(label: string, result: LoadResult): LoadResult {
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(
-      `${label}: ${result.non2xx} non-2xx answers and ${result.errors} errors; figures discarded`,
-    );
-  }
-  return result;
-}
-
-function checkedOpenLoop(label: string, result: OpenLoopResult): OpenLoopResult {
+/** A load run's result, refused (figures discarded) when any answer was not 2xx or any request failed. */
+function checked<T extends { non2xx: number; errors: number }>(label: string, result: T): T {
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(
       `${label}: ${result.non2xx} non-2xx answers and ${result.errors} errors; figures discarded`,
@@ -151,8 +143,8 @@ async function latencySection(seconds: number, rate: number): Promise<string> {
     // Warm-up past the servers' retention horizon (finished requests are kept 5 s, at most 5000): at the
     // latency rate the store, and the heap with it, only reach their steady size after that long, and a
     // first round that still grows them measured a p99 several times the later rounds'.
-    checkedOpenLoop("warm-up instant", await loadAt(instant.url, LATENCY_WARMUP_SECONDS));
-    checkedOpenLoop("warm-up slow", await loadAt(slow.url, LATENCY_WARMUP_SECONDS));
+    checked("warm-up instant", await loadAt(instant.url, LATENCY_WARMUP_SECONDS));
+    checked("warm-up slow", await loadAt(slow.url, LATENCY_WARMUP_SECONDS));
     await sleep(2_500); // let the slow server's warm-up handlers finish
     const instantRuns: OpenLoopResult[] = [];
     const slowRuns: OpenLoopResult[] = [];
@@ -161,7 +153,7 @@ async function latencySection(seconds: number, rate: number): Promise<string> {
       for (const server of order) {
         // Each round starts with unmeasured load: a server idle since its last round (up to 25 s here) has
         // let its heap shrink, and a 2 s handler's runs reach their steady number (rate × 2 s) only after 2 s.
-        const result = checkedOpenLoop(server.mode, await loadAt(server.url, seconds, ROUND_WARMUP_SECONDS));
+        const result = checked(server.mode, await loadAt(server.url, seconds, ROUND_WARMUP_SECONDS));
         (server === instant ? instantRuns : slowRuns).push(result);
         // Handlers still sleeping on the slow server finish before the other side is measured.
         if (server === slow) await sleep(2_500);

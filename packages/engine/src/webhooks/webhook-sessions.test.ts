@@ -118,9 +118,11 @@ describe("sessions of webhook runs", () => {
       const { record } = await settle(own.host, (accepted.body as { requestId: string }).requestId);
       expect(record).toMatchObject({ status: "completed", userId: "anonymous" });
       // A flow that requires a user, with neither a resolver nor a default user, refuses (401) and writes nothing.
+      const before = structuredClone(own.writes);
       const refused = await own.post("/strict/webhooks/stripe", body, headers);
       expect(refused.status).toBe(401);
       expect(await own.allRequests()).toHaveLength(1);
+      expect(own.writes).toEqual(before);
     } finally {
       await own.close();
     }

@@ -5,8 +5,11 @@ import {
   isCollectionDefinition,
   isExternalCollectionDefinition,
   isSingleResourceDefinition,
+  type JsonObject,
+  type ScopeKind,
+  type Versioned,
 } from "@flowrt/core";
-import { resourceAddress } from "./address.js";
+import { resourceAddress, scopeStateAddress } from "./address.js";
 import { CollectionRuntime } from "./collection.js";
 import type { TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
@@ -45,6 +48,13 @@ export interface ResourceScope {
   accessors(): string[];
 }
 
+/** The session, user and org state records as read at the start of a request (null: none stored). */
+interface ScopeRecords {
+  session: Versioned<JsonObject> | null;
+  user: Versioned<JsonObject> | null;
+  org: Versioned<JsonObject> | null;
+}
+
 /** The scope behind a `handles` object, for the shared lazy getters below. */
 const SCOPE = Symbol("flowrt.resourceScope");
 
@@ -73,6 +83,8 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
   /** Runtimes built so far (an `Error` when the resource is unavailable on this session). */
   private built: Map<string, ResourceRuntime | FlowError> | undefined;
   private scopeHandles: ResourceScope["scopes"] | undefined;
+  /** What {@link loadScopes} read before any handle was asked for; the handles start from it. */
+  private preloaded: ScopeRecords | undefined;
   /** `ctx.resources`, made on first use (a client resource call never asks for it). */
   private handleObject: Handles | undefined;
 
@@ -83,7 +95,17 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
 
   /** Built on first use: a client resource call never touches scope state, so it never pays for the handles. */
   get scopes(): ResourceScope["scopes"] {
-    this.scopeHandles ??= createScopeHandles(this.context);
+    if (this.scopeHandles === undefined) {
+      const handles = createScopeHandles(this.context);
+      const preloaded = this.preloaded;
+      if (preloaded !== undefined) {
+        handles.session.prime(preloaded.session);
+        handles.user.prime(preloaded.user);
+        handles.org.prime(preloaded.org);
+        this.preloaded = undefined;
+      }
+      this.scopeHandles = handles;
+    }
     return this.scopeHandles;
   }
 
@@ -154,8 +176,29 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
     return [...this.definitions.keys()];
   }
 
+  /**
+   * Reads the three records. Before any handle exists (an action run, which may never touch
+   * `ctx.session`, `ctx.user` or `ctx.org`), only the records are kept: the handles, their cells and
+   * closures are built from them on first use, so a run that touches no scope state holds none of them.
+   */
   async loadScopes(): Promise<void> {
-    await Promise.all([this.scopes.session.load(), this.scopes.user.load(), this.scopes.org.load()]);
+    if (this.scopeHandles !== undefined) {
+      const { session, user, org } = this.scopeHandles;
+      await Promise.all([session.load(), user.load(), org.load()]);
+      return;
+    }
+    const [session, user, org] = await Promise.all([
+      this.readScope("session"),
+      this.readScope("user"),
+      this.readScope("org"),
+    ]);
+    if (this.scopeHandles === undefined) this.preloaded = { session, user, org };
+    else await this.loadScopes(); // asked for while the records were read: load the handles themselves
+  }
+
+  private readScope(scope: ScopeKind): Promise<Versioned<JsonObject> | null> | null {
+    const address = scopeStateAddress(this.context, scope);
+    return address === null ? null : this.context.stores.scopeState.get(address);
   }
 
   load(accessors: readonly string[] = this.accessors()): Promise<void> {

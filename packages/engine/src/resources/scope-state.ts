@@ -4,6 +4,7 @@ import {
   type ScopeKind,
   SHARED_BUCKET,
   type StateHandle,
+  type Versioned,
 } from "@flowrt/core";
 import type { z } from "zod";
 import { StateCell } from "../state/state-cell.js";
@@ -73,6 +74,11 @@ export class ScopeStateHandle implements StateHandle<JsonObject> {
 
   async load(): Promise<void> {
     await this.cell?.load();
+  }
+
+  /** Starts from a record read elsewhere (null: none stored), without a read of its own. */
+  prime(stored: Versioned<JsonObject> | null): void {
+    this.cell?.prime(stored);
   }
 
   get isLoaded(): boolean {

@@ -59,6 +59,17 @@ describe("alphaWebhookVerifier", () => {
     expect(at(NOW_S + 301)).toBe(false);
   });
 
+  it("signs the literal timestamp text, whatever its length, delivery after delivery", () => {
+    const anyTime = alphaWebhookVerifier(SECRET, { now, toleranceSeconds: Number.POSITIVE_INFINITY });
+    const at = (timestamp: string, signedAs = timestamp) =>
+      anyTime(BODY, { "stripe-signature": `t=${timestamp},v1=${sign(SECRET, signedAs)}` });
+    expect(at("000000001700000000")).toBe(false); // 18 digits: not a timestamp
+    for (const timestamp of ["1700000000", "7", "000001700000000", "42", "0"])
+      expect(at(timestamp)).toBe(true);
+    expect(at("01700000000", "1700000000")).toBe(false);
+    expect(at("1700000000", "01700000000")).toBe(false);
+  });
+
   it("honours a custom window and Infinity", () => {
     const strict = alphaWebhookVerifier(SECRET, { now, toleranceSeconds: 10 });
     expect(strict(BODY, { "stripe-signature": stripeHeader({ timestamp: NOW_S - 10 }) })).toBe(true);

@@ -5,6 +5,7 @@ import { rawBodyBytes, signedBody } from "./raw-body.js";
 import { headerReader, readHeader } from "./read-header.js";
 import type { KeyedCheck } from "./secret-source.js";
 import { createSignatureMatcher, type SignatureMatcher } from "./signature-matcher.js";
+import { signedPrefix } from "./signed-prefix.js";
 import { checkClock, checkTolerance, isFresh, parseTimestamp } from "./timestamp.js";
 import type {
   VerifyResult,
@@ -203,6 +204,7 @@ export function createWebhookVerifier<S extends WebhookSecret>(
     rejectOption(options, "prefix", format);
     rejectOption(options, "parseSignature", format);
     const tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
+    const signedTimestamp = signedPrefix("", ".");
     check = (keys, rawBody, headers) => {
       const body = signedBody(rawBody);
       const value = read(headers);
@@ -211,7 +213,7 @@ export function createWebhookVerifier<S extends WebhookSecret>(
       if (parsed === undefined) return false;
       const seconds = parseTimestamp(parsed.timestamp);
       if (seconds === undefined || !isFresh(seconds, tolerance, now)) return false;
-      const prefix = `${parsed.timestamp}.`;
+      const prefix = signedTimestamp(parsed.timestamp);
       let matched = false;
       for (const key of keys) {
         const expected = hmac(algorithm, key, prefix, body);

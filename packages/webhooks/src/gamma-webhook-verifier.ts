@@ -4,6 +4,7 @@ import { hmac } from "./hmac.js";
 import { signedBody } from "./raw-body.js";
 import { headerReader } from "./read-header.js";
 import { createSignatureMatcher } from "./signature-matcher.js";
+import { signedPrefix } from "./signed-prefix.js";
 import { checkClock, checkTolerance, isFresh, parseTimestamp } from "./timestamp.js";
 import type { VerifyResult, WebhookSecret, WebhookVerify } from "./types.js";
 
@@ -52,6 +53,7 @@ export function gammaWebhookVerifier<S extends WebhookSecret>(
   const tolerance = checkTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, OWNER);
   const now = checkClock(options.now, OWNER);
   const matches = createSignatureMatcher("sha256", "hex");
+  const signedTimestamp = signedPrefix(`${VERSION}:`, ":");
 
   // A dedicated check rather than createWebhookVerifier's custom format: no parser result objects, payload
   // arrays or closures per delivery.
@@ -64,7 +66,7 @@ export function gammaWebhookVerifier<S extends WebhookSecret>(
     const seconds = parseTimestamp(timestamp);
     if (seconds === undefined || !isFresh(seconds, tolerance, now)) return false;
     const candidate = value.slice(SIGNATURE_PREFIX.length);
-    const prefix = `${VERSION}:${timestamp}:`;
+    const prefix = signedTimestamp(timestamp);
     let matched = false;
     for (const key of keys) if (matches(hmac("sha256", key, prefix, body), candidate)) matched = true;
     return matched;

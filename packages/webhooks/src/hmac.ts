@@ -8,7 +8,12 @@ export type SignedPart = string | Uint8Array;
  * The HMAC of `prefix` followed by `body`. The pieces are fed to the HMAC one after the other rather than
  * concatenated, so the body is never copied.
  */
-export function hmac(algorithm: WebhookAlgorithm, key: KeyObject, prefix: string, body: SignedPart): Buffer {
+export function hmac(
+  algorithm: WebhookAlgorithm,
+  key: KeyObject,
+  prefix: SignedPart,
+  body: SignedPart,
+): Buffer {
   const mac = createHmac(algorithm, key);
   if (prefix.length > 0) mac.update(prefix);
   return mac.update(body).digest();

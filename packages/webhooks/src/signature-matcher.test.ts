@@ -75,6 +75,21 @@ describe("createSignatureMatcher", () => {
     },
   );
 
+  it("rejects a hex signature with any non-hex character in place of a 0 digit, at every position", () => {
+    const matches = createSignatureMatcher("sha256", "hex");
+    const expected = Buffer.alloc(32); // all "0" digits: a character read as 0 would decode to the same bytes
+    const zeros = expected.toString("hex");
+    expect(matches(expected, zeros)).toBe(true);
+    for (const bad of ["\u00b0", "\u0130", "\uff10", "\u0660", "g", "x", " ", "\u0000"]) {
+      for (let at = 0; at < zeros.length; at++) {
+        expect(
+          matches(expected, `${zeros.slice(0, at)}${bad}${zeros.slice(at + 1)}`),
+          `${bad} at ${at}`,
+        ).toBe(false);
+      }
+    }
+  });
+
   it("rejects the other base64 alphabet and non-zero padding bits (same bytes, another spelling)", () => {
     const expected = digest("sha256");
     const base64 = expected.toString("base64").replace(/=+$/, "");

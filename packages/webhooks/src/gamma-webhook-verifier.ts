@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { buildVerifier } from "./build-verifier.js";
 import { DEFAULT_TOLERANCE_SECONDS } from "./create-webhook-verifier.js";
 import { hmac } from "./hmac.js";
@@ -68,7 +69,10 @@ export function gammaWebhookVerifier<S extends WebhookSecret>(
     const candidate = value.slice(SIGNATURE_PREFIX.length);
     const prefix = signedTimestamp(timestamp);
     let matched = false;
-    for (const key of keys) if (matches(hmac("sha256", key, prefix, body), candidate)) matched = true;
+    // By index, as in createWebhookVerifier: for…of over the key list measured slower.
+    for (let i = 0; i < keys.length; i++) {
+      if (matches(hmac("sha256", keys[i] as KeyObject, prefix, body), candidate)) matched = true;
+    }
     return matched;
   }) as WebhookVerify<VerifyResult<S>>;
 }

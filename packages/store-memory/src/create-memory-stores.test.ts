@@ -164,3 +164,67 @@ describe("createMemoryStores", () => {
     await stores.close();
   });
 });
+
+describe("ephemeral sessions", () => {
+  function session(id: string, metadata: Record<string, unknown>) {
+    return {
+      id,
+      flowId: "f",
+      flowKind: "f",
+      userId: "u",
+      rootSessionId: id,
+      metadata: metadata as never,
+      createdAt: new Date().toISOString(),
+    };
+  }
+  const done = { status: "completed" as const, completedAt: new Date().toISOString() };
+  const sessionAddress = (id: string): ScopeAddress => ({ scope: "session", scopeId: id, bucket: "shared" });
+
+  it("go with the last of their requests, and their session state and resources with them", async () => {
+    const stores = createMemoryStores({ retention: false });
+    await stores.sessions.create(session("eph", { ephemeral: true }));
+    await stores.sessions.create(session("kept", {}));
+    await stores.scopeState.put(sessionAddress("eph"), { n: 1 }, { type: "absent" });
+    await stores.resources.putState(sessionAddress("eph"), "notes", { n: 1 }, { type: "absent" });
+    await stores.scopeState.put(sessionAddress("kept"), { n: 2 }, { type: "absent" });
+    await stores.requests.create(request("r1", { sessionId: "eph", ...done }));
+    await stores.requests.create(request("r2", { sessionId: "eph", ...done }));
+    await stores.requests.create(request("r3", { sessionId: "kept", ...done }));
+
+    // One of its two requests removed: the ephemeral session stays.
+    expect(await stores.requests.purgeFinished({ maxCount: 2 })).toBe(1);
+    expect(await stores.sessions.get("eph")).not.toBeNull();
+
+    expect(await stores.requests.purgeFinished({ maxCount: 0 })).toBe(2);
+    expect(await stores.sessions.get("eph")).toBeNull();
+    expect(await stores.scopeState.get(sessionAddress("eph"))).toBeNull();
+    expect(await stores.resources.getState(sessionAddress("eph"), "notes")).toBeNull();
+    expect((await stores.sessions.list({ userId: "u", limit: 10 })).items.map((s) => s.id)).toEqual(["kept"]);
+    // A session without the mark outlives its requests, state included.
+    expect(await stores.sessions.get("kept")).not.toBeNull();
+    expect(await stores.scopeState.get(sessionAddress("kept"))).toMatchObject({ value: { n: 2 } });
+    await stores.close();
+  });
+
+  it("stay while a request that ran in them is unfinished, and follow metadata updates", async () => {
+    const stores = createMemoryStores({ retention: false });
+    await stores.sessions.create(session("running", { ephemeral: true }));
+    await stores.sessions.create(session("marked-later", {}));
+    await stores.sessions.create(session("unmarked-later", { ephemeral: true }));
+    await stores.requests.create(request("r1", { sessionId: "running", status: "running" }));
+    await stores.requests.create(request("r2", { sessionId: "marked-later", ...done }));
+    await stores.requests.create(request("r3", { sessionId: "unmarked-later", ...done }));
+    await stores.sessions.update("marked-later", { metadata: { ephemeral: true } });
+    await stores.sessions.update("unmarked-later", { metadata: { ephemeral: false } });
+
+    expect(await stores.requests.purgeFinished({ maxCount: 0 })).toBe(2);
+    expect(await stores.sessions.get("running")).not.toBeNull();
+    expect(await stores.sessions.get("marked-later")).toBeNull();
+    expect(await stores.sessions.get("unmarked-later")).not.toBeNull();
+
+    await stores.requests.update("r1", 1, done);
+    expect(await stores.requests.purgeFinished({ maxCount: 0 })).toBe(1);
+    expect(await stores.sessions.get("running")).toBeNull();
+    await stores.close();
+  });
+});

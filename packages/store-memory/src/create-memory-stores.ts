@@ -78,7 +78,14 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStore
     options.onListenerError ??
     ((error: unknown, event: RequestEvent) =>
       console.error(`store-memory: a listener of request "${event.requestId}" threw`, error));
-  const requests = createMemoryRequestStore(onListenerError);
+  const scopeState = createMemoryScopeStateStore();
+  const resources = createMemoryResourceStore();
+  // An ephemeral session goes with its last request, and its session-scope data with it.
+  const sessions = createMemorySessionStore((sessionId) => {
+    scopeState.dropSession(sessionId);
+    resources.dropSession(sessionId);
+  });
+  const requests = createMemoryRequestStore(onListenerError, sessions);
 
   let timer: NodeJS.Timeout | undefined;
   if (retention) {
@@ -93,10 +100,10 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStore
   return {
     kind: "memory",
     crossProcess: false,
-    sessions: createMemorySessionStore(),
+    sessions,
     requests,
-    scopeState: createMemoryScopeStateStore(),
-    resources: createMemoryResourceStore(),
+    scopeState,
+    resources,
     async close() {
       if (timer) clearInterval(timer);
       timer = undefined;

@@ -3,6 +3,7 @@ import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import { finishedToPurge } from "./finished-to-purge.js";
 import { checkOptionalString, checkString } from "./json-text.js";
 import { type ListenerErrorHandler, MemoryEventLog } from "./memory-event-log.js";
+import type { SessionRetirement } from "./memory-session-store.js";
 import { checkPatch, checkStatus, RequestRow } from "./request-row.js";
 
 export type { ListenerErrorHandler } from "./memory-event-log.js";
@@ -49,7 +50,11 @@ const entryCopy = (entry: ActiveRequestEntry): ActiveRequestEntry => ({ ...entry
  * registry. Rows are also indexed by status (sets in the order rows entered the status), so that
  * `listByStatus` and retention read only the statuses they need and an update moves one entry.
  */
-export function createMemoryRequestStore(onListenerError: ListenerErrorHandler) {
+export function createMemoryRequestStore(
+  onListenerError: ListenerErrorHandler,
+  /** Told of every request stored and removed, so an ephemeral session goes with its last request. */
+  sessions?: SessionRetirement,
+) {
   const rows = new Map<string, RequestRow>();
   const byStatus = new Map<RequestStatus, Set<RequestRow>>([
     ["queued", new Set()],
@@ -67,6 +72,7 @@ export function createMemoryRequestStore(onListenerError: ListenerErrorHandler) 
       if (rows.has(row.id)) return false;
       rows.set(row.id, row);
       byStatus.get(row.status)!.add(row);
+      sessions?.requestStored(row.sessionId);
       return true;
     },
 
@@ -158,6 +164,7 @@ export function createMemoryRequestStore(onListenerError: ListenerErrorHandler) 
         byStatus.get(row.status)!.delete(row);
         events.delete(row.id);
         active.delete(row.id);
+        sessions?.requestRemoved(row.sessionId);
       }
       return purged.length;
     },

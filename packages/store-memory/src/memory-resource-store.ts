@@ -44,7 +44,12 @@ function depthOf(key: string): number {
   return depth;
 }
 
-export function createMemoryResourceStore(): ResourceStore {
+export type MemoryResourceStore = ResourceStore & {
+  /** Drops every session-scope resource of a retired session, in every bucket. */
+  dropSession(sessionId: string): void;
+};
+
+export function createMemoryResourceStore(): MemoryResourceStore {
   // scope → scope id → bucket name → bucket: nested maps, so no joined key is built per call and no
   // scope id or bucket name can make two addresses collide.
   const buckets = new Map<string, Map<string, Map<string, Bucket>>>();
@@ -138,6 +143,9 @@ export function createMemoryResourceStore(): ResourceStore {
   });
 
   return {
+    dropSession(sessionId) {
+      buckets.get("session")?.delete(sessionId);
+    },
     async getState(address, key) {
       checkKey(key);
       const row = live(find(address), key);

@@ -1,4 +1,4 @@
-import type { ScopeAddress, ScopeStateStore } from "@flowrt/core";
+import { type ScopeAddress, type ScopeStateStore, SHARED_BUCKET } from "@flowrt/core";
 import { checkJsonObject } from "./json-text.js";
 import { admits, checkAddress, checkCondition, toJsonText } from "./validate.js";
 
@@ -12,9 +12,17 @@ interface StateRow {
 const addressId = (address: ScopeAddress) =>
   `${address.scope}:${address.scopeId.length}:${address.scopeId}${address.bucket}`;
 
-export function createMemoryScopeStateStore(): ScopeStateStore {
+export type MemoryScopeStateStore = ScopeStateStore & {
+  /** Drops a retired session's state record (session state lives in the shared bucket). */
+  dropSession(sessionId: string): void;
+};
+
+export function createMemoryScopeStateStore(): MemoryScopeStateStore {
   const records = new Map<string, StateRow>();
   return {
+    dropSession(sessionId) {
+      records.delete(addressId({ scope: "session", scopeId: sessionId, bucket: SHARED_BUCKET }));
+    },
     async get(address) {
       checkAddress(address);
       const found = records.get(addressId(address));

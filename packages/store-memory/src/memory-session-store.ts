@@ -12,9 +12,34 @@ interface SessionRow {
   readonly userId: string;
   readonly orgId: string | undefined;
   readonly tenantId: string | undefined;
+  readonly parentSessionId: string | undefined;
   readonly createdAt: string;
   text: string;
+  /** Stored requests that ran in this session (see {@link SessionRetirement}). */
+  requests: number;
+  /** Whether its metadata says `ephemeral: true` (kept in step with `text` on updates). */
+  ephemeral: boolean;
 }
+
+/**
+ * What the request store tells the session store, so that an ephemeral session (metadata
+ * `ephemeral: true`, as the engine makes for a webhook delivery without `sessionId`) is retired with
+ * the last of its requests, instead of outliving them forever.
+ */
+export interface SessionRetirement {
+  /** A request naming `sessionId` was stored. */
+  requestStored(sessionId: string): void;
+  /** A request naming `sessionId` was removed (retention). */
+  requestRemoved(sessionId: string): void;
+}
+
+export type MemorySessionStore = SessionStore & SessionRetirement;
+
+/** Called with a retired session's id, for the stores that hold its session-scope data. */
+export type SessionRetired = (sessionId: string) => void;
+
+const isEphemeral = (metadata: unknown) =>
+  (metadata as { ephemeral?: unknown } | undefined)?.ephemeral === true;
 
 /** Newest first by `createdAt`, then by id descending, so equal timestamps still page stably. */
 const newestFirst = (a: SessionRow, b: SessionRow) =>
@@ -28,6 +53,14 @@ function addTo(index: Map<string, Set<SessionRow>>, key: string | undefined, row
   let rows = index.get(key);
   if (!rows) index.set(key, (rows = new Set()));
   rows.add(row);
+}
+
+function removeFrom(index: Map<string, Set<SessionRow>>, key: string | undefined, row: SessionRow): void {
+  if (key === undefined) return;
+  const rows = index.get(key);
+  if (rows === undefined) return;
+  rows.delete(row);
+  if (rows.size === 0) index.delete(key);
 }
 
 function checkSession(session: SessionRecord): void {
@@ -44,15 +77,37 @@ function checkSession(session: SessionRecord): void {
 
 /**
  * Sessions by id, with secondary indexes by user, org and parent. A listing reads only the owner's
- * sessions (sorted per call), never the whole store, and parses only the page it returns.
+ * sessions (sorted per call), never the whole store, and parses only the page it returns. An
+ * ephemeral session goes when the request store removes the last request that ran in it;
+ * `onRetired` then drops its session-scope data elsewhere.
  */
-export function createMemorySessionStore(): SessionStore {
+export function createMemorySessionStore(onRetired?: SessionRetired): MemorySessionStore {
   const sessions = new Map<string, SessionRow>();
   const byUser = new Map<string, Set<SessionRow>>();
   const byOrg = new Map<string, Set<SessionRow>>();
   const byParent = new Map<string, Set<SessionRow>>();
 
+  const retire = (row: SessionRow): void => {
+    sessions.delete(row.id);
+    removeFrom(byUser, row.userId, row);
+    removeFrom(byOrg, row.orgId, row);
+    removeFrom(byParent, row.parentSessionId, row);
+    onRetired?.(row.id);
+  };
+
   return {
+    requestStored(sessionId) {
+      const row = sessions.get(sessionId);
+      if (row !== undefined) row.requests++;
+    },
+
+    requestRemoved(sessionId) {
+      const row = sessions.get(sessionId);
+      if (row === undefined || row.requests === 0) return;
+      row.requests--;
+      if (row.requests === 0 && row.ephemeral) retire(row);
+    },
+
     async create(session) {
       checkSession(session);
       if (sessions.has(session.id)) return false;
@@ -62,13 +117,16 @@ export function createMemorySessionStore(): SessionStore {
         userId: session.userId,
         orgId: session.orgId,
         tenantId: session.tenantId,
+        parentSessionId: session.parentSessionId,
         createdAt: session.createdAt,
         text: jsonText(session, "session"),
+        requests: 0,
+        ephemeral: isEphemeral(session.metadata),
       };
       sessions.set(row.id, row);
       addTo(byUser, row.userId, row);
       addTo(byOrg, row.orgId, row);
-      addTo(byParent, session.parentSessionId, row);
+      addTo(byParent, row.parentSessionId, row);
       return true;
     },
 
@@ -121,6 +179,7 @@ export function createMemorySessionStore(): SessionStore {
         if (metadata !== undefined) record.metadata = metadata;
         // Stored as text, so the caller's metadata object is not kept.
         row.text = jsonText(record, "session");
+        row.ephemeral = isEphemeral(record.metadata);
       }
       return read(row);
     },

@@ -18,8 +18,7 @@ import { parseBlockInput, parseBlockOutput } from "./validate-io.js";
 export async function executeBlock(block: AnyBlock, input: unknown, run: BlockRun): Promise<unknown> {
   if (runAborted(run)) throw abortedError(`${block.kind} "${block.name}"`, run.signal.reason);
   const parsed = await parseBlockInput(block, input);
-  const event = { block: block.name, kind: block.kind };
-  await run.emit("block.started", event);
+  await run.emit("block.started", { block: block.name, kind: block.kind });
   await run.loadBlockResources(block);
   // An abort may land while the block's events and resources were written: check again before its code runs.
   if (runAborted(run)) throw abortedError(`${block.kind} "${block.name}"`, run.signal.reason);
@@ -39,7 +38,8 @@ export async function executeBlock(block: AnyBlock, input: unknown, run: BlockRu
       break;
   }
   const checked = await parseBlockOutput(block, output);
-  await run.emit("block.completed", event);
+  // Built again rather than kept: an object held across the block's run would be held by every run in flight.
+  await run.emit("block.completed", { block: block.name, kind: block.kind });
   return checked;
 }
 

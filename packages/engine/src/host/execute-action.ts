@@ -64,6 +64,14 @@ const lazyScope = (scope: "session" | "user" | "org"): PropertyDescriptor => ({
   enumerable: true,
   configurable: true,
 });
+/** `ctx.resources`: the handles object is made on first read, like the scope handles. */
+const lazyResources: PropertyDescriptor = {
+  get(this: { [RUN]: ActionRun }) {
+    return this[RUN].scope.handles;
+  },
+  enumerable: true,
+  configurable: true,
+};
 const lazySession = lazyScope("session");
 const lazyUser = lazyScope("user");
 const lazyOrg = lazyScope("org");
@@ -105,7 +113,6 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
     this.scope = createResourceScope(this, flow.flowResources);
     const ctx = {
       [RUN]: this,
-      resources: this.scope.handles,
       principal,
       sessionId: session.id,
       requestId: record.id,
@@ -114,6 +121,7 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
       emit: (event: { type: string; data?: unknown }) =>
         run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>,
     };
+    Object.defineProperty(ctx, "resources", lazyResources);
     Object.defineProperty(ctx, "session", lazySession);
     Object.defineProperty(ctx, "user", lazyUser);
     Object.defineProperty(ctx, "org", lazyOrg);

@@ -189,7 +189,33 @@ export class RequestRunner {
   launch(record: RequestRecord, session?: SessionRecord): void {
     if (this.closed) return;
     this.launched++;
-    void this.run(record, session);
+    // The claim in a step of its own: the record as submitted is not held while the run goes on.
+    this.claim(record).then(
+      (claimed) => {
+        if (claimed === null) this.settled();
+        else void this.run(new ActiveRun(this, claimed, Date.now() + this.renewEveryMs, session));
+      },
+      (error: unknown) => {
+        this.runnerFailed(record.id, error);
+        this.settled();
+      },
+    );
+  }
+
+  private runnerFailed(requestId: string, error: unknown): void {
+    this.options.logger.error("request runner failed", {
+      requestId,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+
+  /** One launched run has settled: {@link close} may be waiting for the last. */
+  private settled(): void {
+    if (--this.launched === 0 && this.idle !== undefined) {
+      const idle = this.idle;
+      this.idle = undefined;
+      idle.resolve();
+    }
   }
 
   /** Appends an event (the store's answer, the stored event, is of no use here and not waited for apart). */
@@ -243,20 +269,17 @@ export class RequestRunner {
   }
 
   /**
-   * Claims and runs one record to its end; never rejects (a failure of the runner itself is logged).
+   * Runs one claimed record to its end; never rejects (a failure of the runner itself is logged).
    * Counted out of {@link launched} when it settles, which is what {@link close} waits for.
    */
-  private async run(initial: RequestRecord, known?: SessionRecord): Promise<void> {
-    let lease: ActiveRun | undefined;
+  private async run(lease: ActiveRun): Promise<void> {
     let cleared = false;
+    const { id } = lease.record;
     try {
-      const claimed = await this.claim(initial);
-      if (!claimed) return;
-      lease = new ActiveRun(this, claimed, Date.now() + this.renewEveryMs);
-      this.runs.set(claimed.id, lease);
+      this.runs.set(id, lease);
       this.holdLease(lease);
       try {
-        await this.start(lease, known);
+        await this.start(lease);
         let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
         try {
           const output = await this.options.execute(lease as ClaimedRun);
@@ -269,21 +292,12 @@ export class RequestRunner {
         cleared = await this.finish(lease, { ok: false, error }, false);
       }
     } catch (error) {
-      this.options.logger.error("request runner failed", {
-        requestId: initial.id,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      this.runnerFailed(id, error);
     } finally {
-      if (lease !== undefined) {
-        this.releaseLease(lease);
-        this.runs.delete(lease.record.id);
-        if (!cleared) await this.options.stores.requests.clearActive(lease.record.id).catch(() => {});
-      }
-      if (--this.launched === 0 && this.idle !== undefined) {
-        const idle = this.idle;
-        this.idle = undefined;
-        idle.resolve();
-      }
+      this.releaseLease(lease);
+      this.runs.delete(id);
+      if (!cleared) await this.options.stores.requests.clearActive(id).catch(() => {});
+      this.settled();
     }
   }
 
@@ -291,9 +305,10 @@ export class RequestRunner {
    * Finds the run's session and target, enters the active registry and emits `request.started`. A frame
    * of its own, so that what it builds is not held while the block runs.
    */
-  private async start(lease: ActiveRun, known: SessionRecord | undefined): Promise<void> {
+  private async start(lease: ActiveRun): Promise<void> {
     const { stores, registry } = this.options;
     const { record } = lease;
+    const known = lease.session as SessionRecord | undefined;
     const session =
       known !== undefined && known.id === record.sessionId
         ? known
@@ -502,7 +517,6 @@ class ActiveRun {
   readonly abort = new RunAbort();
   // Set once the target is known, before the executor sees the run.
   flow!: RegisteredFlow;
-  session!: SessionRecord;
   block!: AnyBlock;
   policy!: ActionDefinition | WebhookBinding;
 
@@ -512,6 +526,11 @@ class ActiveRun {
     public record: RequestRecord,
     /** When the claim is next renewed (ms since epoch). */
     public due: number,
+    /**
+     * The record's session once the run has started; before that, the session the submitter held (it was
+     * just created or read), if any, which saves the start a read.
+     */
+    public session: SessionRecord | undefined,
   ) {}
 
   emit(type: string, data: JsonObject): Promise<unknown> {

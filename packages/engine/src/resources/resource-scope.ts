@@ -55,6 +55,9 @@ interface ScopeRecords {
   org: Versioned<JsonObject> | null;
 }
 
+/** Nothing stored for any of the three: one shared answer, not an object per run. */
+const NO_SCOPE_RECORDS: ScopeRecords = Object.freeze({ session: null, user: null, org: null });
+
 /** The scope behind a `handles` object, for the shared lazy getters below. */
 const SCOPE = Symbol("flowrt.resourceScope");
 
@@ -192,7 +195,9 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
       this.readScope("user"),
       this.readScope("org"),
     ]);
-    if (this.scopeHandles === undefined) this.preloaded = { session, user, org };
+    if (this.scopeHandles === undefined)
+      this.preloaded =
+        session === null && user === null && org === null ? NO_SCOPE_RECORDS : { session, user, org };
     else await this.loadScopes(); // asked for while the records were read: load the handles themselves
   }
 

@@ -25,7 +25,10 @@ function reference(value: string): { timestamp: string; signatures: string[] } |
 function parse(value: string) {
   const parsed = parseAlphaSignatureHeader(value);
   if (parsed === undefined) return undefined;
-  return { timestamp: parsed.timestamp, signatures: [parsed.signature, ...(parsed.more ?? [])] };
+  const signatures = [value.slice(parsed.signatureStart, parsed.signatureEnd)];
+  const more = parsed.more ?? [];
+  for (let i = 0; i < more.length; i += 2) signatures.push(value.slice(more[i], more[i + 1]));
+  return { timestamp: parsed.timestamp, signatures };
 }
 
 describe("parseAlphaSignatureHeader", () => {

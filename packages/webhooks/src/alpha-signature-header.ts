@@ -1,10 +1,15 @@
+/**
+ * A parsed header. Signatures are given by where they lie in the header text rather than as strings, so that
+ * they are decoded in place (see `SignatureMatcher`).
+ */
 export interface AlphaSignatureHeader {
   /** The literal timestamp text, signed as is. */
   timestamp: string;
-  /** The first signature under the scheme's key. */
-  signature: string;
-  /** Further signatures under the scheme's key, when the header carries more than one; usually none. */
-  more: string[] | undefined;
+  /** The first signature under the scheme's key is `value.slice(signatureStart, signatureEnd)`. */
+  signatureStart: number;
+  signatureEnd: number;
+  /** Start and end of each further signature under the scheme's key, in pairs; usually none. */
+  more: number[] | undefined;
 }
 
 /** Whether `code` may be whitespace that `String.prototype.trim` removes (all of it is <= 0x20 or >= 0xa0). */
@@ -16,12 +21,13 @@ const mayBeSpace = (code: number) => code <= 0x20 || code >= 0xa0;
  * separated by commas and whitespace around an item is ignored. An item without `=` (or with nothing before
  * it), a repeated or missing `t`, or no `v1` makes the header garbled: the result is `undefined`.
  *
- * Runs on every delivery, so it walks the text by index and slices out only the values it keeps.
+ * Runs on every delivery, so it walks the text by index and slices out only the timestamp.
  */
 export function parseAlphaSignatureHeader(value: string, scheme = "v1"): AlphaSignatureHeader | undefined {
   let timestamp: string | undefined;
-  let signature: string | undefined;
-  let more: string[] | undefined;
+  let signatureStart = -1;
+  let signatureEnd = -1;
+  let more: number[] | undefined;
   let start = 0;
   for (;;) {
     let end = value.indexOf(",", start);
@@ -40,14 +46,15 @@ export function parseAlphaSignatureHeader(value: string, scheme = "v1"): AlphaSi
       if (timestamp !== undefined) return undefined;
       timestamp = value.slice(eq + 1, to);
     } else if (eq - from === scheme.length && value.startsWith(scheme, from)) {
-      const text = value.slice(eq + 1, to);
-      if (signature === undefined) signature = text;
-      else if (more === undefined) more = [text];
-      else more.push(text);
+      if (signatureStart === -1) {
+        signatureStart = eq + 1;
+        signatureEnd = to;
+      } else if (more === undefined) more = [eq + 1, to];
+      else more.push(eq + 1, to);
     }
     if (end === value.length) break;
     start = end + 1;
   }
-  if (timestamp === undefined || signature === undefined) return undefined;
-  return { timestamp, signature, more };
+  if (timestamp === undefined || signatureStart === -1) return undefined;
+  return { timestamp, signatureStart, signatureEnd, more };
 }

@@ -70,6 +70,14 @@ describe("alphaWebhookVerifier", () => {
     expect(at("1700000000", "01700000000")).toBe(false);
   });
 
+  it("refuses a signature spelled with a non-ASCII character whose low byte is a hex digit", () => {
+    const hex = sign(SECRET, NOW_S);
+    // U+0130 "İ" for "0", U+0161 "š" for "a": Node's hex decoder reads only a character's low byte.
+    const lookalike = String.fromCharCode(0x100 + hex.charCodeAt(0)) + hex.slice(1);
+    expect(verify(BODY, { "stripe-signature": `t=${NOW_S},v1=${hex}` })).toBe(true);
+    expect(verify(BODY, { "stripe-signature": `t=${NOW_S},v1=${lookalike}` })).toBe(false);
+  });
+
   it("honours a custom window and Infinity", () => {
     const strict = alphaWebhookVerifier(SECRET, { now, toleranceSeconds: 10 });
     expect(strict(BODY, { "stripe-signature": stripeHeader({ timestamp: NOW_S - 10 }) })).toBe(true);

@@ -197,10 +197,10 @@ export function createWebhookVerifier<S extends WebhookSecret>(
       const body = signedBody(rawBody);
       const value = read(headers);
       if (body === undefined || value === undefined || !value.startsWith(prefix)) return false;
-      const candidate = prefix.length === 0 ? value : value.slice(prefix.length);
       let matched = false;
       for (let i = 0; i < keys.length; i++) {
-        if (matches(hmac(algorithm, keys[i] as KeyObject, "", body), candidate)) matched = true;
+        const expected = hmac(algorithm, keys[i] as KeyObject, "", body);
+        if (matches(expected, value, prefix.length, value.length)) matched = true;
       }
       return matched;
     };
@@ -221,9 +221,12 @@ export function createWebhookVerifier<S extends WebhookSecret>(
       let matched = false;
       for (let i = 0; i < keys.length; i++) {
         const expected = hmac(algorithm, keys[i] as KeyObject, prefix, body);
-        if (matches(expected, parsed.signature)) matched = true;
-        if (parsed.more !== undefined) {
-          for (const candidate of parsed.more) if (matches(expected, candidate)) matched = true;
+        if (matches(expected, value, parsed.signatureStart, parsed.signatureEnd)) matched = true;
+        const more = parsed.more;
+        if (more !== undefined) {
+          for (let j = 0; j < more.length; j += 2) {
+            if (matches(expected, value, more[j] as number, more[j + 1] as number)) matched = true;
+          }
         }
       }
       return matched;

@@ -75,6 +75,21 @@ describe("createSignatureMatcher", () => {
     },
   );
 
+  it.each(CASES)("reads a %s/%s candidate in place, between start and end only", (algorithm, encoding) => {
+    const matches = createSignatureMatcher(algorithm, encoding);
+    const expected = digest(algorithm);
+    const spelled = expected.toString(encoding);
+    // Characters of the candidate's own alphabet on both sides, so that reading past either end would decode.
+    const text = `AAAA${spelled}AAAA`;
+    const end = 4 + spelled.length;
+    expect(matches(expected, text, 4, end)).toBe(true);
+    expect(matches(expected, text, 3, end)).toBe(false);
+    expect(matches(expected, text, 4, end + 1)).toBe(false);
+    expect(matches(expected, text, 5, end + 1)).toBe(false);
+    expect(matches(expected, text)).toBe(false);
+    expect(matches(expected, `${text}`.slice(4, end))).toBe(true);
+  });
+
   it("rejects a hex signature with any non-hex character in place of a 0 digit, at every position", () => {
     const matches = createSignatureMatcher("sha256", "hex");
     const expected = Buffer.alloc(32); // all "0" digits: a character read as 0 would decode to the same bytes

@@ -55,21 +55,24 @@ export function runAction(
   action: ActionHooks & { block: AnyBlock },
   input: unknown,
   run: BlockRun,
+  /** `input` already went through the block's `inputSchema` (see {@link executeBlock}). */
+  inputParsed = false,
 ): Promise<unknown> {
   // Without hooks there is nothing to add around the block: it runs without a frame of this function.
   if (action.onCompleted === undefined && action.onErrored === undefined)
-    return executeBlock(action.block, input, run);
-  return runWithHooks(action, input, run);
+    return executeBlock(action.block, input, run, inputParsed);
+  return runWithHooks(action, input, run, inputParsed);
 }
 
 async function runWithHooks(
   action: ActionHooks & { block: AnyBlock },
   input: unknown,
   run: BlockRun,
+  inputParsed: boolean,
 ): Promise<unknown> {
   let output: unknown;
   try {
-    output = await executeBlock(action.block, input, run);
+    output = await executeBlock(action.block, input, run, inputParsed);
   } catch (error) {
     if (action.onErrored !== undefined) await callOnErrored(action, error, run.ctx);
     throw error;

@@ -10,14 +10,20 @@ import { parseBlockInput, parseBlockOutput } from "./validate-io.js";
  * Runs one block (and everything beneath it) for an action run and returns its output.
  *
  * Order, for every block of the tree: refuse if the run is aborted (`request-aborted`); parse the input
- * through `inputSchema` (`invalid-input`, nothing runs and no event is emitted); emit `block.started`;
+ * through `inputSchema` (`invalid-input`, nothing runs and no event is emitted), unless the caller parsed it; emit `block.started`;
  * load the block's declared resources; run it by kind; parse the output through `outputSchema`
  * (`invalid-output`); emit `block.completed`. A failing block emits no `block.completed`: the host
  * records the failure on the request.
  */
-export async function executeBlock(block: AnyBlock, input: unknown, run: BlockRun): Promise<unknown> {
+export async function executeBlock(
+  block: AnyBlock,
+  input: unknown,
+  run: BlockRun,
+  /** `input` is already the output of this block's `inputSchema` (parsed once, before dispatch). */
+  inputParsed = false,
+): Promise<unknown> {
   if (runAborted(run)) throw abortedError(`${block.kind} "${block.name}"`, run.signal.reason);
-  const parsed = await parseBlockInput(block, input);
+  const parsed = inputParsed ? input : await parseBlockInput(block, input);
   await run.emit("block.started", { block: block.name, kind: block.kind });
   await run.loadBlockResources(block);
   // An abort may land while the block's events and resources were written: check again before its code runs.

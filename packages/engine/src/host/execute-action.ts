@@ -190,10 +190,12 @@ export async function executeAction(host: FlowHost, run: ClaimedRun): Promise<un
   const actionRun = new ActionRun(host, run, principalOfRecord(record, session));
   await actionRun.scope.loadScopes();
   await actionRun.scope.load();
+  const { parsedBlockInput } = run;
   return runAction(
     { block, onCompleted: policy.onCompleted, onErrored: policy.onErrored },
-    actionInput(record.input, block),
+    parsedBlockInput !== undefined ? parsedBlockInput.value : actionInput(record.input, block),
     actionRun,
+    parsedBlockInput !== undefined,
   );
 }
 

@@ -38,6 +38,11 @@ export interface NewRequest {
    * without the JSON round trip that turns any other value into JSON.
    */
   inputIsJson?: boolean;
+  /**
+   * The block's input as its own `inputSchema` already parsed it (a webhook validates before dispatch):
+   * a run started here hands it to the block, which then skips that parse. `input` is still what is stored.
+   */
+  parsedBlockInput?: { value: unknown };
   metadata?: JsonObject;
 }
 
@@ -52,6 +57,8 @@ export interface ClaimedRun {
   readonly abort: RunAbort;
   /** Appends an event to the request's log. */
   emit(type: string, data: JsonObject): Promise<unknown>;
+  /** The block's input already parsed by its `inputSchema` ({@link NewRequest.parsedBlockInput}), if any. */
+  readonly parsedBlockInput: { value: unknown } | undefined;
 }
 
 /** Runs one claimed request to its end. Supplied by the host, which owns contexts and blocks. */
@@ -145,7 +152,7 @@ export class RequestRunner {
   /** Persists a queued request and starts it in the background. Returns once it is persisted. */
   async submit(request: NewRequest): Promise<RequestRecord> {
     const record = await this.persist(request, "queued");
-    this.launch(record, request.session);
+    this.launch(record, request.session, request.parsedBlockInput);
     return record;
   }
 
@@ -186,14 +193,18 @@ export class RequestRunner {
    * Starts running a persisted record in the background; errors land on the record. `session` is the
    * record's session when the caller holds it (it was just created or read), saving a read.
    */
-  launch(record: RequestRecord, session?: SessionRecord): void {
+  launch(record: RequestRecord, session?: SessionRecord, parsedBlockInput?: { value: unknown }): void {
     if (this.closed) return;
     this.launched++;
     // The claim in a step of its own: the record as submitted is not held while the run goes on.
     this.claim(record).then(
       (claimed) => {
         if (claimed === null) this.settled();
-        else void this.run(new ActiveRun(this, claimed, Date.now() + this.renewEveryMs, session));
+        else {
+          const lease = new ActiveRun(this, claimed, Date.now() + this.renewEveryMs, session);
+          lease.parsedBlockInput = parsedBlockInput;
+          void this.run(lease);
+        }
       },
       (error: unknown) => {
         this.runnerFailed(record.id, error);
@@ -515,6 +526,7 @@ interface RunTarget {
  */
 class ActiveRun {
   readonly abort = new RunAbort();
+  parsedBlockInput: { value: unknown } | undefined = undefined;
   // Set once the target is known, before the executor sees the run.
   flow!: RegisteredFlow;
   block!: AnyBlock;

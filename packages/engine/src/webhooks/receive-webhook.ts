@@ -159,9 +159,9 @@ export async function receiveWebhook(
       input = parsed.data;
     } else {
       // Fall back to the block's own schema now, so a bad input is a failed request that never ran
-      // (as with a binding schema), not a run that starts and fails. The block parses the unparsed
-      // value itself when it runs: parsing twice would break a transforming schema.
-      await parseBlockInput(binding.block, input);
+      // (as with a binding schema), not a run that starts and fails. The run hands the parsed value to
+      // the block, which does not parse it again (a transforming schema runs once).
+      request.parsedBlockInput = { value: await parseBlockInput(binding.block, input) };
     }
   } catch (error) {
     const failed = await host.requests.persistFailed(request, error);

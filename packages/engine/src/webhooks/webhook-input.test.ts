@@ -119,4 +119,26 @@ describe("a binding's input: mapped (may be async), validated, failures land on 
     expect(refused.record).toMatchObject({ status: "failed", error: { code: "invalid-input" } });
     expect(refused.record.error?.message).toContain("not an event id");
   });
+
+  it("without a binding inputSchema a transforming block schema runs once per delivery; the record keeps the payload", async () => {
+    let transforms = 0;
+    const tagged = handler({
+      name: "tagged",
+      inputSchema: z.object({ id: z.string() }).transform((value) => {
+        transforms++;
+        return { tag: `seen:${value.id}` };
+      }),
+      execute: async (input) => input,
+    });
+    const flow = defineFlow({
+      kind: "billing",
+      authentication: { requireUser: false, defaultUserId: "billing-bot" },
+      webhooks: { stripe: { on: { "invoice.paid": { block: tagged } } } },
+    });
+    t = await startWebhookHost({ flows: [flow], webhookProviders: webhookProviders() });
+    const { record } = await deliver(t, stripeEvent("invoice.paid", { id: "in_14" }, "evt_14"));
+    expect(record).toMatchObject({ status: "completed", output: { tag: "seen:evt_14" } });
+    expect(record.input).toMatchObject({ id: "evt_14", type: "invoice.paid" });
+    expect(transforms).toBe(1);
+  });
 });

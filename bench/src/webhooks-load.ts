@@ -14,7 +14,7 @@ const BENCH_DIR = fileURLToPath(new URL("..", import.meta.url));
 /** Must match `webhooks-server.ts`. */
 const SECRET = "whsec_bench";
 
-export type ServerMode = "bare" | "flowrt-instant" | "flowrt-slow";
+export type ServerMode = "bare" | "bare-run" | "bare-slow" | "flowrt-instant" | "flowrt-slow";
 
 export interface RunningServer {
   mode: ServerMode;
@@ -52,7 +52,7 @@ export async function startServer(mode: ServerMode): Promise<RunningServer> {
       reject(new Error(`${mode} server exited (${code}) before listening:\n${err}`)),
     );
   });
-  const path = mode === "bare" ? "/hook" : "/api/flows/payments/webhooks/stripe";
+  const path = mode.startsWith("bare") ? "/hook" : "/api/flows/payments/webhooks/stripe";
   let nextId = 0;
   const pending = new Map<number, (cpuUs: number) => void>();
   child.on("message", (message: { type?: string; id?: number; cpuUs?: number }) => {

@@ -6,6 +6,9 @@
  * - `bare`: an Express route that reads the raw body, verifies it with the same preset and answers 202.
  * - `flowrt-instant`: Express + `createFlowRouter(host)`; the binding's handler returns at once.
  * - `flowrt-slow`: the same, with a handler that takes 2 s.
+ * - `bare-run`, `bare-slow`: the bare route that also parses the verified body and runs the same handler
+ *   (instant, or 2 s) on it in the background after the 202: the least a server that acknowledges first
+ *   and runs later holds per delivery in flight, for the latency comparison.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { defineFlow, handler } from "@flowrt/core";
@@ -20,7 +23,7 @@ export const BENCH_SECRET = "whsec_bench";
 export const BENCH_EVENT = "invoice.paid";
 
 const mode = process.argv[2];
-const handlerMs = mode === "flowrt-slow" ? 2_000 : 0;
+const handlerMs = mode === "flowrt-slow" || mode === "bare-slow" ? 2_000 : 0;
 const verify = alphaWebhookVerifier(BENCH_SECRET);
 
 const recordPayment = handler({
@@ -40,7 +43,21 @@ const payments = defineFlow({
 
 const app = express();
 let close: () => Promise<void> = async () => {};
-if (mode === "bare") {
+if (mode === "bare-slow" || mode === "bare-run") {
+  const run = async (input: { id: string }) => {
+    if (handlerMs > 0) await sleep(handlerMs);
+    return { id: input.id };
+  };
+  app.post("/hook", express.raw({ type: () => true, limit: "1mb" }), (req, res) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (verify(body, req.headers) !== true) {
+      res.status(401).json({ error: "signature" });
+      return;
+    }
+    void run(JSON.parse(body.toString("utf8"))).catch(() => {});
+    res.status(202).json({ accepted: true });
+  });
+} else if (mode === "bare") {
   app.post("/hook", express.raw({ type: () => true, limit: "1mb" }), (req, res) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (verify(body, req.headers) === true) res.status(202).json({ accepted: true });

@@ -19,7 +19,9 @@
  * that load from elsewhere on the machine lands on both. `BENCH_WEBHOOK_SECONDS` (default 5) sets the
  * length of one load round, `WEBHOOK_BENCH_ROUNDS` (default 3) the rounds per side;
  * `WEBHOOK_BENCH_CPU_PROF=<dir>` writes a CPU profile of every server; `WEBHOOK_BENCH_SECTIONS` (default
- * `verify,ingest,latency`) picks sections (without `ingest`, the latency rate is the 1000/s cap).
+ * `verify,ingest,latency`) picks sections (without `ingest`, the latency rate is the 1000/s cap);
+ * `WEBHOOK_LATENCY_RATE` sets the latency rate outright. The latency section also measures the same pair
+ * of handlers behind a bare Express route (`bare-run`, `bare-slow`): what runs in flight cost any server.
  */
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
@@ -27,7 +29,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { formatTable } from "./measure.js";
 import { type OpenLoopResult, openLoop } from "./open-loop.js";
-import { type LoadResult, load, type RunningServer, signedDelivery, startServer } from "./webhooks-load.js";
+import {
+  type LoadResult,
+  load,
+  type RunningServer,
+  type ServerMode,
+  signedDelivery,
+  startServer,
+} from "./webhooks-load.js";
 import { benchVerifiers } from "./webhooks-verify.js";
 
 /** Rounds per side of each comparison; figures are medians over them. */
@@ -130,61 +139,85 @@ async function ingestSection(seconds: number): Promise<{ markdown: string; flowr
   }
 }
 
-async function latencySection(seconds: number, rate: number): Promise<string> {
+interface LatencyPair {
+  instant: OpenLoopResult[];
+  slow: OpenLoopResult[];
+}
+
+/** Alternating open-loop rounds against an instant-handler server and its 2 s-handler twin. */
+async function latencyPair(
+  seconds: number,
+  rate: number,
+  modes: [instant: ServerMode, slow: ServerMode],
+): Promise<LatencyPair> {
   const servers: RunningServer[] = [];
   const { body, headers } = signedDelivery();
   const loadAt = (url: string, roundSeconds: number, warmupSeconds = 0) =>
     openLoop({ url, headers, body, rate, seconds: roundSeconds, warmupSeconds, connections: CONNECTIONS });
   try {
-    const instant = await startServer("flowrt-instant");
+    const instant = await startServer(modes[0]);
     servers.push(instant);
-    const slow = await startServer("flowrt-slow");
+    const slow = await startServer(modes[1]);
     servers.push(slow);
     // Warm-up past the servers' retention horizon (finished requests are kept 5 s, at most 5000): at the
     // latency rate the store, and the heap with it, only reach their steady size after that long, and a
     // first round that still grows them measured a p99 several times the later rounds'.
-    checked("warm-up instant", await loadAt(instant.url, LATENCY_WARMUP_SECONDS));
-    checked("warm-up slow", await loadAt(slow.url, LATENCY_WARMUP_SECONDS));
+    checked(`warm-up ${instant.mode}`, await loadAt(instant.url, LATENCY_WARMUP_SECONDS));
+    checked(`warm-up ${slow.mode}`, await loadAt(slow.url, LATENCY_WARMUP_SECONDS));
     await sleep(2_500); // let the slow server's warm-up handlers finish
-    const instantRuns: OpenLoopResult[] = [];
-    const slowRuns: OpenLoopResult[] = [];
+    const pair: LatencyPair = { instant: [], slow: [] };
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? [instant, slow] : [slow, instant];
       for (const server of order) {
         // Each round starts with unmeasured load: a server idle since its last round (up to 25 s here) has
         // let its heap shrink, and a 2 s handler's runs reach their steady number (rate × 2 s) only after 2 s.
         const result = checked(server.mode, await loadAt(server.url, seconds, ROUND_WARMUP_SECONDS));
-        (server === instant ? instantRuns : slowRuns).push(result);
+        (server === instant ? pair.instant : pair.slow).push(result);
         // Handlers still sleeping on the slow server finish before the other side is measured.
         if (server === slow) await sleep(2_500);
       }
     }
-    const row = (handler: string, runs: OpenLoopResult[]) => ({
-      handler,
-      "2xx/s": Math.round(median(runs.map((r) => r.rps))),
-      "p50 ms": median(runs.map((r) => r.p50Ms)).toFixed(2),
-      "p99 ms": median(runs.map((r) => r.p99Ms)).toFixed(2),
-      "p99 ms from schedule": median(runs.map((r) => r.correctedP99Ms)).toFixed(2),
-      "p99 ms per round": runs.map((r) => r.p99Ms.toFixed(2)).join(", "),
-    });
-    const instantP99 = median(instantRuns.map((r) => r.p99Ms));
-    const slowP99 = median(slowRuns.map((r) => r.p99Ms));
-    const instantCorrected = median(instantRuns.map((r) => r.correctedP99Ms));
-    const slowCorrected = median(slowRuns.map((r) => r.correctedP99Ms));
-    const lag = Math.max(...[...instantRuns, ...slowRuns].map((r) => r.sendLagP99Ms));
-    return [
-      `### 202 latency under a slow handler (open loop, ${rate} requests/s evenly spaced, ${ROUNDS} × ${seconds} s rounds per side, each after ${ROUND_WARMUP_SECONDS} s unmeasured)`,
-      "",
-      formatTable([row("instant", instantRuns), row("2 s", slowRuns)]),
-      "",
-      `- p99 with a 2 s handler / p99 with an instant one: ${verdict(slowP99 / instantP99, 1.2, false)}; from the schedule: ${(slowCorrected / instantCorrected).toFixed(2)}×`,
-      "- latency: from the request written to the socket to the end of the 202 (`performance.now()`); " +
-        "from the schedule: from the time the request was due (coordinated-omission corrected). " +
-        `Medians of rounds; the generator sent its requests at most ${lag.toFixed(2)} ms late (p99 of every round).`,
-    ].join("\n");
+    return pair;
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
+}
+
+async function latencySection(seconds: number, rate: number): Promise<string> {
+  const flowrt = await latencyPair(seconds, rate, ["flowrt-instant", "flowrt-slow"]);
+  // The same comparison without flowrt: what a 2 s handler in flight costs the 202s of a bare route.
+  const bare = await latencyPair(seconds, rate, ["bare-run", "bare-slow"]);
+  const row = (server: string, handler: string, runs: OpenLoopResult[]) => ({
+    server,
+    handler,
+    "2xx/s": Math.round(median(runs.map((r) => r.rps))),
+    "p50 ms": median(runs.map((r) => r.p50Ms)).toFixed(2),
+    "p99 ms": median(runs.map((r) => r.p99Ms)).toFixed(2),
+    "p99 ms from schedule": median(runs.map((r) => r.correctedP99Ms)).toFixed(2),
+    "p99 ms per round": runs.map((r) => r.p99Ms.toFixed(2)).join(", "),
+  });
+  const p99 = (runs: OpenLoopResult[]) => median(runs.map((r) => r.p99Ms));
+  const corrected = (runs: OpenLoopResult[]) => median(runs.map((r) => r.correctedP99Ms));
+  const flowrtRatio = p99(flowrt.slow) / p99(flowrt.instant);
+  const bareRatio = p99(bare.slow) / p99(bare.instant);
+  const all = [...flowrt.instant, ...flowrt.slow, ...bare.instant, ...bare.slow];
+  const lag = Math.max(...all.map((r) => r.sendLagP99Ms));
+  return [
+    `### 202 latency under a slow handler (open loop, ${rate} requests/s evenly spaced, ${ROUNDS} × ${seconds} s rounds per side, each after ${ROUND_WARMUP_SECONDS} s unmeasured)`,
+    "",
+    formatTable([
+      row("flowrt", "instant", flowrt.instant),
+      row("flowrt", "2 s", flowrt.slow),
+      row("bare", "instant", bare.instant),
+      row("bare", "2 s", bare.slow),
+    ]),
+    "",
+    `- flowrt: p99 with a 2 s handler / p99 with an instant one: ${verdict(flowrtRatio, 1.2, false)}; from the schedule: ${(corrected(flowrt.slow) / corrected(flowrt.instant)).toFixed(2)}×`,
+    `- bare (a raw-body Express route that verifies, answers 202 and runs the same handler on the parsed payload in the background): ${bareRatio.toFixed(2)}×; from the schedule: ${(corrected(bare.slow) / corrected(bare.instant)).toFixed(2)}×`,
+    "- latency: from the request written to the socket to the end of the 202 (`performance.now()`); " +
+      "from the schedule: from the time the request was due (coordinated-omission corrected). " +
+      `Medians of rounds; the generator sent its requests at most ${lag.toFixed(2)} ms late (p99 of every round).`,
+  ].join("\n");
 }
 
 export async function run(): Promise<string> {
@@ -204,6 +237,7 @@ export async function run(): Promise<string> {
     // Half the measured capacity: a rate the server sustains, so latency is service time, not queueing.
     rate = Math.max(50, Math.min(1_000, Math.round(ingest.flowrtRps / 2 / 50) * 50));
   }
+  if (process.env.WEBHOOK_LATENCY_RATE) rate = Number(process.env.WEBHOOK_LATENCY_RATE);
   if (sections.has("latency")) parts.push(await latencySection(seconds, rate));
   return parts.join("\n\n");
 }

@@ -52,29 +52,6 @@ const lazyLog: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
 };
-/**
- * `ctx.session`, `ctx.user`, `ctx.org`: the same kind of shared getter. The scope's handles (three state
- * cells with their closures) are built on the first read, from the records read at the run's start, so a
- * run that never touches scope state holds none of them while it waits.
- */
-const lazyScope = (scope: "session" | "user" | "org"): PropertyDescriptor => ({
-  get(this: { [RUN]: ActionRun }) {
-    return this[RUN].scope.scopes[scope];
-  },
-  enumerable: true,
-  configurable: true,
-});
-/** `ctx.resources`: the handles object is made on first read, like the scope handles. */
-const lazyResources: PropertyDescriptor = {
-  get(this: { [RUN]: ActionRun }) {
-    return this[RUN].scope.handles;
-  },
-  enumerable: true,
-  configurable: true,
-};
-const lazySession = lazyScope("session");
-const lazyUser = lazyScope("user");
-const lazyOrg = lazyScope("org");
 
 /**
  * One action run: what the block tree sees ({@link BlockRun}) and what its resources see (the
@@ -111,8 +88,13 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
     this.requestId = record.id;
     if (flow.definition.reactions.length > 0) this.runReaction = (notice) => this.react(notice);
     this.scope = createResourceScope(this, flow.flowResources);
+    const scopes = this.scope.scopes;
     const ctx = {
       [RUN]: this,
+      session: scopes.session,
+      user: scopes.user,
+      org: scopes.org,
+      resources: this.scope.handles,
       principal,
       sessionId: session.id,
       requestId: record.id,
@@ -121,10 +103,6 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
       emit: (event: { type: string; data?: unknown }) =>
         run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>,
     };
-    Object.defineProperty(ctx, "resources", lazyResources);
-    Object.defineProperty(ctx, "session", lazySession);
-    Object.defineProperty(ctx, "user", lazyUser);
-    Object.defineProperty(ctx, "org", lazyOrg);
     Object.defineProperty(ctx, "signal", lazySignal);
     Object.defineProperty(ctx, "log", lazyLog);
     this.ctx = ctx as unknown as BlockContext;

@@ -14,7 +14,7 @@ import { CollectionRuntime } from "./collection.js";
 import type { TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
-import { createScopeHandles, type ScopeStateHandle } from "./scope-state.js";
+import { createScopeHandles, type ScopeRecordSource, type ScopeStateHandle } from "./scope-state.js";
 import { SingleResourceRuntime } from "./single-resource.js";
 import { unavailableHandle } from "./unavailable-handle.js";
 
@@ -80,13 +80,13 @@ function lazyHandleGetter(accessor: string): (this: Handles) => unknown {
   return getter;
 }
 
-class RequestResourceScope implements ResourceScope, TemplateSource {
+class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecordSource {
   readonly context: ResourceRuntimeContext;
   private readonly definitions = new Map<string, AnyResourceDefinition>();
   /** Runtimes built so far (an `Error` when the resource is unavailable on this session). */
   private built: Map<string, ResourceRuntime | FlowError> | undefined;
   private scopeHandles: ResourceScope["scopes"] | undefined;
-  /** What {@link loadScopes} read before any handle was asked for; the handles start from it. */
+  /** What {@link loadScopes} read; the handles' cells start from it. */
   private preloaded: ScopeRecords | undefined;
   /** `ctx.resources`, made on first use (a client resource call never asks for it). */
   private handleObject: Handles | undefined;
@@ -98,18 +98,13 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
 
   /** Built on first use: a client resource call never touches scope state, so it never pays for the handles. */
   get scopes(): ResourceScope["scopes"] {
-    if (this.scopeHandles === undefined) {
-      const handles = createScopeHandles(this.context);
-      const preloaded = this.preloaded;
-      if (preloaded !== undefined) {
-        handles.session.prime(preloaded.session);
-        handles.user.prime(preloaded.user);
-        handles.org.prime(preloaded.org);
-        this.preloaded = undefined;
-      }
-      this.scopeHandles = handles;
-    }
+    this.scopeHandles ??= createScopeHandles(this.context, this);
     return this.scopeHandles;
+  }
+
+  /** @internal The record {@link loadScopes} read for `scope` (undefined: not read). */
+  recordOf(scope: ScopeKind): Versioned<JsonObject> | null | undefined {
+    return this.preloaded?.[scope];
   }
 
   get handles(): Handles {
@@ -180,25 +175,23 @@ class RequestResourceScope implements ResourceScope, TemplateSource {
   }
 
   /**
-   * Reads the three records. Before any handle exists (an action run, which may never touch
-   * `ctx.session`, `ctx.user` or `ctx.org`), only the records are kept: the handles, their cells and
-   * closures are built from them on first use, so a run that touches no scope state holds none of them.
+   * Reads the three records. A handle builds its cell on first use from them, so a run that never touches
+   * `ctx.session`, `ctx.user` or `ctx.org` builds no cell; one built before the records arrived is primed.
+   * A handle loaded by a read of its own keeps that read.
    */
   async loadScopes(): Promise<void> {
-    if (this.scopeHandles !== undefined) {
-      const { session, user, org } = this.scopeHandles;
-      await Promise.all([session.load(), user.load(), org.load()]);
-      return;
-    }
     const [session, user, org] = await Promise.all([
       this.readScope("session"),
       this.readScope("user"),
       this.readScope("org"),
     ]);
-    if (this.scopeHandles === undefined)
-      this.preloaded =
-        session === null && user === null && org === null ? NO_SCOPE_RECORDS : { session, user, org };
-    else await this.loadScopes(); // asked for while the records were read: load the handles themselves
+    this.preloaded =
+      session === null && user === null && org === null ? NO_SCOPE_RECORDS : { session, user, org };
+    const handles = this.scopeHandles;
+    if (handles === undefined) return;
+    handles.session.prime(session);
+    handles.user.prime(user);
+    handles.org.prime(org);
   }
 
   private readScope(scope: ScopeKind): Promise<Versioned<JsonObject> | null> | null {

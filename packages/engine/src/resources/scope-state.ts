@@ -37,56 +37,93 @@ function configOf(ctx: ResourceRuntimeContext, scope: ScopeKind): ScopeConfigVie
   return ctx.flow[scope];
 }
 
+/** Where a handle finds the record its request read at the start (undefined: none read yet). */
+export interface ScopeRecordSource {
+  recordOf(scope: ScopeKind): Versioned<JsonObject> | null | undefined;
+}
+
 /**
  * `ctx.session`, `ctx.user` and `ctx.org`: a state cell over the scope state store. Every write emits
  * `state_change` with the scope's client projection (never raw state) when the scope declares `client`.
  * On a session without an org, `ctx.org.state` reads the schema defaults and every write is refused.
+ * The cell (its schema, backend and closures) is built on first use, from the record the request read
+ * at its start when there is one: a run that never touches scope state holds three small handles.
  */
 export class ScopeStateHandle implements StateHandle<JsonObject> {
   readonly scope: ScopeKind;
   private readonly ctx: ResourceRuntimeContext;
-  private readonly cell: StateCell | null;
-  private readonly schema: z.ZodType;
+  private readonly records: ScopeRecordSource | undefined;
+  /** `undefined` until built; `null` when there is no record to hold (org scope without an org). */
+  private builtCell: StateCell | null | undefined;
+  private builtSchema: z.ZodType | undefined;
 
-  constructor(ctx: ResourceRuntimeContext, scope: ScopeKind) {
+  constructor(ctx: ResourceRuntimeContext, scope: ScopeKind, records?: ScopeRecordSource) {
     this.ctx = ctx;
     this.scope = scope;
+    this.records = records;
+  }
+
+  private get cell(): StateCell | null {
+    if (this.builtCell === undefined) this.build();
+    return this.builtCell!;
+  }
+
+  private get schema(): z.ZodType {
+    if (this.builtSchema === undefined) this.build();
+    return this.builtSchema!;
+  }
+
+  private build(): void {
+    const { ctx, scope } = this;
     const address = scopeStateAddress(ctx, scope);
     const config = configOf(ctx, scope);
-    this.schema = cellSchema(config, address?.bucket === SHARED_BUCKET && scope !== "session");
-    this.cell =
-      address === null
-        ? null
-        : new StateCell({
-            name: scope,
-            schema: this.schema,
-            backend: scopeStateCellBackend(ctx.stores.scopeState, address),
-            onChange: async ({ next }) => {
-              const client = config?.client;
-              if (client === undefined) return;
-              await ctx.emit("state_change", {
-                scope,
-                clientData: projectScopeState(ctx, scope, client, next),
-              });
-            },
-          });
+    const schema = cellSchema(config, address?.bucket === SHARED_BUCKET && scope !== "session");
+    this.builtSchema = schema;
+    if (address === null) {
+      this.builtCell = null;
+      return;
+    }
+    const cell = new StateCell({
+      name: scope,
+      schema,
+      backend: scopeStateCellBackend(ctx.stores.scopeState, address),
+      onChange: async ({ next }) => {
+        const client = config?.client;
+        if (client === undefined) return;
+        await ctx.emit("state_change", {
+          scope,
+          clientData: projectScopeState(ctx, scope, client, next),
+        });
+      },
+    });
+    const read = this.records?.recordOf(scope);
+    if (read !== undefined) cell.prime(read);
+    this.builtCell = cell;
+  }
+
+  /** Whether the cell exists yet (see {@link ScopeRecordSource}). */
+  get isBuilt(): boolean {
+    return this.builtCell !== undefined;
   }
 
   async load(): Promise<void> {
     await this.cell?.load();
   }
 
-  /** Starts from a record read elsewhere (null: none stored), without a read of its own. */
+  /** Starts from a record read elsewhere (null: none stored), unless the cell already holds a read. */
   prime(stored: Versioned<JsonObject> | null): void {
-    this.cell?.prime(stored);
+    const cell = this.builtCell;
+    if (cell != null && !cell.isLoaded) cell.prime(stored);
   }
 
   get isLoaded(): boolean {
-    return this.cell === null || this.cell.isLoaded;
+    const cell = this.cell;
+    return cell === null || cell.isLoaded;
   }
 
   get state(): JsonObject {
-    if (this.cell !== null) return this.cell.state;
+    const cell = this.cell;
+    if (cell !== null) return cell.state;
     const parsed = this.schema.safeParse({});
     return parsed.success && typeof parsed.data === "object" && parsed.data !== null
       ? (parsed.data as JsonObject)
@@ -94,8 +131,9 @@ export class ScopeStateHandle implements StateHandle<JsonObject> {
   }
 
   private writable(): StateCell {
-    if (this.cell === null) throw orgMissingError(this.ctx, "Org state");
-    return this.cell;
+    const cell = this.cell;
+    if (cell === null) throw orgMissingError(this.ctx, "Org state");
+    return cell;
   }
 
   patchState(partial: Partial<JsonObject>): Promise<void> {
@@ -119,14 +157,17 @@ export class ScopeStateHandle implements StateHandle<JsonObject> {
 }
 
 /** Creates the three scope handles of a request. */
-export function createScopeHandles(ctx: ResourceRuntimeContext): {
+export function createScopeHandles(
+  ctx: ResourceRuntimeContext,
+  records?: ScopeRecordSource,
+): {
   session: ScopeStateHandle;
   user: ScopeStateHandle;
   org: ScopeStateHandle;
 } {
   return {
-    session: new ScopeStateHandle(ctx, "session"),
-    user: new ScopeStateHandle(ctx, "user"),
-    org: new ScopeStateHandle(ctx, "org"),
+    session: new ScopeStateHandle(ctx, "session", records),
+    user: new ScopeStateHandle(ctx, "user", records),
+    org: new ScopeStateHandle(ctx, "org", records),
   };
 }

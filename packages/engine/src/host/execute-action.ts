@@ -168,7 +168,7 @@ export async function executeAction(host: FlowHost, run: ClaimedRun): Promise<un
   const actionRun = new ActionRun(host, run, principalOfRecord(record, session));
   await actionRun.scope.loadScopes();
   await actionRun.scope.load();
-  const { parsedBlockInput } = run;
+  const parsedBlockInput = run.takeParsedBlockInput();
   return runAction(
     { block, onCompleted: policy.onCompleted, onErrored: policy.onErrored },
     parsedBlockInput !== undefined ? parsedBlockInput.value : actionInput(record.input, block),

@@ -57,8 +57,11 @@ export interface ClaimedRun {
   readonly abort: RunAbort;
   /** Appends an event to the request's log. */
   emit(type: string, data: JsonObject): Promise<unknown>;
-  /** The block's input already parsed by its `inputSchema` ({@link NewRequest.parsedBlockInput}), if any. */
-  readonly parsedBlockInput: { value: unknown } | undefined;
+  /**
+   * The block's input already parsed by its `inputSchema` ({@link NewRequest.parsedBlockInput}), if any. The
+   * first call hands it over and lets go of it, so the run does not hold it apart from the block.
+   */
+  takeParsedBlockInput(): { value: unknown } | undefined;
 }
 
 /** Runs one claimed request to its end. Supplied by the host, which owns contexts and blocks. */
@@ -526,6 +529,7 @@ interface RunTarget {
  */
 class ActiveRun {
   readonly abort = new RunAbort();
+  /** See {@link ClaimedRun.takeParsedBlockInput}. */
   parsedBlockInput: { value: unknown } | undefined = undefined;
   // Set once the target is known, before the executor sees the run.
   flow!: RegisteredFlow;
@@ -547,6 +551,12 @@ class ActiveRun {
 
   emit(type: string, data: JsonObject): Promise<unknown> {
     return this.runner.emit(this.record.id, type, data);
+  }
+
+  takeParsedBlockInput(): { value: unknown } | undefined {
+    const taken = this.parsedBlockInput;
+    this.parsedBlockInput = undefined;
+    return taken;
   }
 }
 

@@ -82,7 +82,8 @@ function lazyHandleGetter(accessor: string): (this: Handles) => unknown {
 
 class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecordSource {
   readonly context: ResourceRuntimeContext;
-  private readonly definitions = new Map<string, AnyResourceDefinition>();
+  /** Declared accessors, made by the first declaration (most runs declare none). */
+  private definitions: Map<string, AnyResourceDefinition> | undefined;
   /** Runtimes built so far (an `Error` when the resource is unavailable on this session). */
   private built: Map<string, ResourceRuntime | FlowError> | undefined;
   private scopeHandles: ResourceScope["scopes"] | undefined;
@@ -110,7 +111,8 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
   get handles(): Handles {
     if (this.handleObject === undefined) {
       this.handleObject = Object.defineProperty({} as Handles, SCOPE, { value: this });
-      for (const accessor of this.definitions.keys()) this.defineLazyHandle(accessor);
+      if (this.definitions !== undefined)
+        for (const accessor of this.definitions.keys()) this.defineLazyHandle(accessor);
     }
     return this.handleObject;
   }
@@ -118,8 +120,9 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
   /** Records the declarations; each runtime is built when its handle or runtime is first asked for. */
   declare(declarations: Readonly<Record<string, AnyResourceDefinition>>): void {
     for (const accessor of Object.keys(declarations)) {
-      if (this.definitions.has(accessor)) continue;
-      this.definitions.set(accessor, declarations[accessor]!);
+      const definitions = (this.definitions ??= new Map());
+      if (definitions.has(accessor)) continue;
+      definitions.set(accessor, declarations[accessor]!);
       if (this.handleObject !== undefined) this.defineLazyHandle(accessor);
     }
   }
@@ -136,7 +139,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
   private runtimeOrError(accessor: string): ResourceRuntime | FlowError | undefined {
     let runtime = this.built?.get(accessor);
     if (runtime === undefined) {
-      const def = this.definitions.get(accessor);
+      const def = this.definitions?.get(accessor);
       if (def === undefined) return undefined;
       runtime = this.build(accessor, def);
       (this.built ??= new Map()).set(accessor, runtime);
@@ -162,7 +165,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
   }
 
   definition(accessor: string): AnyResourceDefinition | undefined {
-    return this.definitions.get(accessor);
+    return this.definitions?.get(accessor);
   }
 
   runtime(accessor: string): ResourceRuntime | undefined {
@@ -171,7 +174,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
   }
 
   accessors(): string[] {
-    return [...this.definitions.keys()];
+    return this.definitions === undefined ? [] : [...this.definitions.keys()];
   }
 
   /**
@@ -207,7 +210,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
   private async loadEach(accessors: readonly string[]): Promise<void> {
     await Promise.all(
       accessors.map(async (accessor) => {
-        const def = this.definitions.get(accessor);
+        const def = this.definitions?.get(accessor);
         // Only what loads is built here: lazy and external collections wait for their first use.
         if (def === undefined) return;
         if (
@@ -227,7 +230,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
     const accessor =
       typeof ref === "string"
         ? ref
-        : ([...this.definitions].find(([, def]) => def === ref)?.[0] ?? ref.ref ?? ref.name);
+        : ([...(this.definitions ?? [])].find(([, def]) => def === ref)?.[0] ?? ref.ref ?? ref.name);
     let runtime = accessor === undefined ? undefined : this.runtime(accessor);
     if (runtime === undefined && typeof ref !== "string" && accessor !== undefined) {
       // The template resource need not be declared where the templated one is: reach it by its own name.

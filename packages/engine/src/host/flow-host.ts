@@ -28,6 +28,7 @@ import { defaultLogger, type HostLogger } from "./logger.js";
 import {
   type PrincipalOutcome,
   principalOfRecord,
+  principalWithoutResolver,
   resolveHostCaller,
   resolvePrincipal,
   resolverFor,
@@ -172,6 +173,18 @@ export class FlowHost {
     bodyUserId?: unknown,
   ): Promise<PrincipalOutcome> {
     if (caller.principal) return Promise.resolve({ principal: caller.principal, authenticated: true });
+    // Without a resolver nothing reads a resolution context, so none is built (every webhook delivery and
+    // development-mode call would otherwise pay for one).
+    if (!this.hasResolver(flow)) {
+      try {
+        return Promise.resolve({
+          principal: principalWithoutResolver(flow.definition, bodyUserId),
+          authenticated: false,
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return resolvePrincipal({
       flow: flow.definition,
       hostResolver: this.options.resolvePrincipal,

@@ -9,9 +9,8 @@ import {
 import { parseBlockInput } from "../blocks/validate-io.js";
 import type { FlowHost } from "../host/flow-host.js";
 import { describeError } from "../host/logger.js";
-import { principalWithoutResolver } from "../host/principal.js";
 import type { RegisteredFlow } from "../host/registry.js";
-import type { NewRequest } from "../host/request-runner.js";
+import { actionLabel, type NewRequest } from "../host/request-runner.js";
 import type { Caller } from "../host/types.js";
 import { decodeUtf8 } from "../http/utf8.js";
 
@@ -127,7 +126,7 @@ export async function receiveWebhook(
     return { status: 202, body: { ignored: true, reason: "when threw" } };
   }
 
-  const principal = await webhookPrincipal(host, flow, caller, provider, eventType);
+  const principal = await webhookPrincipal(host, flow, caller, binding);
   const session = await ensureSession(host, flow, binding, event, principal);
 
   // One literal per case: a member added afterwards would move the object's members out of line.
@@ -174,25 +173,18 @@ export async function receiveWebhook(
   return { status: 202, body: { requestId: record.id } };
 }
 
-/**
- * The delivery's principal: an asserted one, else the resolver's (the caller resolved as a webhook), else
- * the flow's development-mode principal, which needs no resolution context.
- */
-function webhookPrincipal(
+/** The delivery's principal: the caller resolved as a webhook (see {@link FlowHost.principalFor}). */
+async function webhookPrincipal(
   host: FlowHost,
   flow: RegisteredFlow,
   caller: Caller,
-  provider: string,
-  eventType: string | null,
-): Principal | Promise<Principal> {
-  if (caller.principal) return caller.principal;
-  if (!host.hasResolver(flow)) return principalWithoutResolver(flow.definition);
+  binding: WebhookBinding,
+): Promise<Principal> {
   // Copied with Object.assign: a spread plus a member makes a fresh object shape per delivery.
   const webhookCaller: Caller = Object.assign({}, caller);
   webhookCaller.source = "webhook";
-  return host
-    .principalFor(flow, webhookCaller, { action: `webhook:${provider}:${eventType}` })
-    .then((outcome) => outcome.principal);
+  const action = actionLabel({ type: "webhook", binding });
+  return (await host.principalFor(flow, webhookCaller, { action })).principal;
 }
 
 /** A fresh ephemeral session, or the named one found or created and bound to the delivery's principal. */

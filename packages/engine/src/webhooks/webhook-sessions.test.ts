@@ -1,4 +1,4 @@
-import { defineFlow, handler, SHARED_BUCKET } from "@flowrt/core";
+import { defineFlow, handler, type PrincipalResolutionContext, SHARED_BUCKET } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { settle } from "../host/testing/fixtures.js";
 import { billing, crm, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
@@ -123,6 +123,38 @@ describe("sessions of webhook runs", () => {
       expect(refused.status).toBe(401);
       expect(await own.allRequests()).toHaveLength(1);
       expect(own.writes).toEqual(before);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("a resolver sees the delivery as a webhook: source, the binding's action label and the exact bytes", async () => {
+    const seen: PrincipalResolutionContext[] = [];
+    const resolved = defineFlow({
+      kind: "resolved",
+      authentication: {
+        resolvePrincipal: (context) => {
+          seen.push(context);
+          return { userId: "acct_r" };
+        },
+      },
+      webhooks: { stripe: { on: { "invoice.paid": { block: echo } } } },
+    });
+    const own = await startWebhookHost({ flows: [resolved], webhookProviders: webhookProviders() });
+    try {
+      const body = stripeEvent("invoice.paid", { id: "in_1", amount: 5 }, "evt_r");
+      const accepted = await own.post("/resolved/webhooks/stripe", body, {
+        "stripe-signature": alphaSignature(body),
+      });
+      expect(accepted.status).toBe(202);
+      const { record } = await settle(own.host, (accepted.body as { requestId: string }).requestId);
+      expect(record).toMatchObject({ status: "completed", userId: "acct_r" });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({
+        source: "webhook",
+        envelope: { action: "webhook:stripe:invoice.paid" },
+      });
+      expect(Buffer.from(seen[0]!.rawBody!).toString("utf8")).toBe(body);
     } finally {
       await own.close();
     }

@@ -204,9 +204,9 @@ export class RequestRunner {
       (claimed) => {
         if (claimed === null) this.settled();
         else {
-          const lease = new ActiveRun(this, claimed, Date.now() + this.renewEveryMs, session);
+          const lease = new ActiveRun(this, claimed, Date.now() + this.renewEveryMs);
           lease.parsedBlockInput = parsedBlockInput;
-          void this.run(lease);
+          void this.run(lease, session);
         }
       },
       (error: unknown) => {
@@ -286,14 +286,14 @@ export class RequestRunner {
    * Runs one claimed record to its end; never rejects (a failure of the runner itself is logged).
    * Counted out of {@link launched} when it settles, which is what {@link close} waits for.
    */
-  private async run(lease: ActiveRun): Promise<void> {
+  private async run(lease: ActiveRun, known: SessionRecord | undefined): Promise<void> {
     let cleared = false;
     const { id } = lease.record;
     try {
       this.runs.set(id, lease);
       this.holdLease(lease);
       try {
-        await this.start(lease);
+        await this.start(lease, known);
         let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
         try {
           const output = await this.options.execute(lease as ClaimedRun);
@@ -316,13 +316,13 @@ export class RequestRunner {
   }
 
   /**
-   * Finds the run's session and target, enters the active registry and emits `request.started`. A frame
-   * of its own, so that what it builds is not held while the block runs.
+   * Finds the run's session (`known` when the submitter held it: it was just created or read) and target,
+   * enters the active registry and emits `request.started`. A frame of its own, so that what it builds is
+   * not held while the block runs.
    */
-  private async start(lease: ActiveRun): Promise<void> {
+  private async start(lease: ActiveRun, known: SessionRecord | undefined): Promise<void> {
     const { stores, registry } = this.options;
     const { record } = lease;
-    const known = lease.session as SessionRecord | undefined;
     const session =
       known !== undefined && known.id === record.sessionId
         ? known
@@ -533,6 +533,7 @@ class ActiveRun {
   parsedBlockInput: { value: unknown } | undefined = undefined;
   // Set once the target is known, before the executor sees the run.
   flow!: RegisteredFlow;
+  session!: SessionRecord;
   block!: AnyBlock;
   policy!: ActionDefinition | WebhookBinding;
 
@@ -542,11 +543,6 @@ class ActiveRun {
     public record: RequestRecord,
     /** When the claim is next renewed (ms since epoch). */
     public due: number,
-    /**
-     * The record's session once the run has started; before that, the session the submitter held (it was
-     * just created or read), if any, which saves the start a read.
-     */
-    public session: SessionRecord | undefined,
   ) {}
 
   emit(type: string, data: JsonObject): Promise<unknown> {

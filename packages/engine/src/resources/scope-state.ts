@@ -101,11 +101,6 @@ export class ScopeStateHandle implements StateHandle<JsonObject> {
     this.builtCell = cell;
   }
 
-  /** Whether the cell exists yet (see {@link ScopeRecordSource}). */
-  get isBuilt(): boolean {
-    return this.builtCell !== undefined;
-  }
-
   async load(): Promise<void> {
     await this.cell?.load();
   }

@@ -185,6 +185,8 @@ describe("ephemeral sessions", () => {
     await stores.sessions.create(session("eph", { ephemeral: true }));
     await stores.sessions.create(session("kept", {}));
     await stores.scopeState.put(sessionAddress("eph"), { n: 1 }, { type: "absent" });
+    const ownBucket: ScopeAddress = { scope: "session", scopeId: "eph", bucket: "f" };
+    await stores.scopeState.put(ownBucket, { n: 3 }, { type: "absent" });
     await stores.resources.putState(sessionAddress("eph"), "notes", { n: 1 }, { type: "absent" });
     await stores.scopeState.put(sessionAddress("kept"), { n: 2 }, { type: "absent" });
     await stores.requests.create(request("r1", { sessionId: "eph", ...done }));
@@ -198,6 +200,7 @@ describe("ephemeral sessions", () => {
     expect(await stores.requests.purgeFinished({ maxCount: 0 })).toBe(2);
     expect(await stores.sessions.get("eph")).toBeNull();
     expect(await stores.scopeState.get(sessionAddress("eph"))).toBeNull();
+    expect(await stores.scopeState.get(ownBucket)).toBeNull();
     expect(await stores.resources.getState(sessionAddress("eph"), "notes")).toBeNull();
     expect((await stores.sessions.list({ userId: "u", limit: 10 })).items.map((s) => s.id)).toEqual(["kept"]);
     // A session without the mark outlives its requests, state included.

@@ -1,4 +1,4 @@
-import { type ScopeAddress, type ScopeStateStore, SHARED_BUCKET } from "@flowrt/core";
+import type { ScopeAddress, ScopeStateStore } from "@flowrt/core";
 import { checkJsonObject } from "./json-text.js";
 import { admits, checkAddress, checkCondition, toJsonText } from "./validate.js";
 
@@ -8,32 +8,32 @@ interface StateRow {
   version: number;
 }
 
-/** Unambiguous without escaping: the scope has no `:`, and the scope id's length says where it ends. */
-const addressId = (address: ScopeAddress) =>
-  `${address.scope}:${address.scopeId.length}:${address.scopeId}${address.bucket}`;
+/** Whose records: the scope has no `:`, so the first one ends it and the rest is the scope id. */
+const ownerId = (address: Pick<ScopeAddress, "scope" | "scopeId">) => `${address.scope}:${address.scopeId}`;
 
 export type MemoryScopeStateStore = ScopeStateStore & {
-  /** Drops a retired session's state record (session state lives in the shared bucket). */
+  /** Drops a retired session's state records, in every bucket. */
   dropSession(sessionId: string): void;
 };
 
+/** Records by owner (scope and scope id), then by bucket, so that an owner's records go together. */
 export function createMemoryScopeStateStore(): MemoryScopeStateStore {
-  const records = new Map<string, StateRow>();
+  const records = new Map<string, Map<string, StateRow>>();
   return {
     dropSession(sessionId) {
-      records.delete(addressId({ scope: "session", scopeId: sessionId, bucket: SHARED_BUCKET }));
+      records.delete(ownerId({ scope: "session", scopeId: sessionId }));
     },
     async get(address) {
       checkAddress(address);
-      const found = records.get(addressId(address));
+      const found = records.get(ownerId(address))?.get(address.bucket);
       return found ? { value: JSON.parse(found.text), version: found.version } : null;
     },
     async put(address, value, condition) {
       checkAddress(address);
       checkJsonObject(value, "scope state");
       checkCondition(condition);
-      const id = addressId(address);
-      const current = records.get(id);
+      const owner = ownerId(address);
+      const current = records.get(owner)?.get(address.bucket);
       const live = current ?? null;
       if (!admits(condition, live)) {
         return {
@@ -47,7 +47,11 @@ export function createMemoryScopeStateStore(): MemoryScopeStateStore {
       if (current) {
         current.text = text;
         current.version = version;
-      } else records.set(id, { text, version });
+      } else {
+        let buckets = records.get(owner);
+        if (buckets === undefined) records.set(owner, (buckets = new Map()));
+        buckets.set(address.bucket, { text, version });
+      }
       return { ok: true, version };
     },
   };

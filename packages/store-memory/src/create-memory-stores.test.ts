@@ -1,4 +1,5 @@
-import type { RequestRecord, ScopeAddress } from "@flowrt/core";
+import type { JsonObject, RequestRecord, ScopeAddress } from "@flowrt/core";
+import { sessionAddress, sessionRecord } from "@flowrt/store-conformance";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStores, DEFAULT_MEMORY_RETENTION } from "./create-memory-stores.js";
 
@@ -166,19 +167,8 @@ describe("createMemoryStores", () => {
 });
 
 describe("ephemeral sessions", () => {
-  function session(id: string, metadata: Record<string, unknown>) {
-    return {
-      id,
-      flowId: "f",
-      flowKind: "f",
-      userId: "u",
-      rootSessionId: id,
-      metadata: metadata as never,
-      createdAt: new Date().toISOString(),
-    };
-  }
+  const session = (id: string, metadata: JsonObject) => sessionRecord({ id, userId: "u", metadata });
   const done = { status: "completed" as const, completedAt: new Date().toISOString() };
-  const sessionAddress = (id: string): ScopeAddress => ({ scope: "session", scopeId: id, bucket: "shared" });
 
   it("go with the last of their requests, and their session state and resources with them", async () => {
     const stores = createMemoryStores({ retention: false });

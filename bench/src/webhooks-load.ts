@@ -106,10 +106,13 @@ export interface LoadResult {
   errors: number;
 }
 
-/** Posts the signed delivery for `seconds`, with `connections` open; `rate` caps requests per second. */
+/**
+ * Posts the signed delivery for `seconds` as fast as `connections` allow (closed loop: throughput). For
+ * latency at a fixed rate use `open-loop.ts`: autocannon's `overallRate` sends each second's quota in bursts.
+ */
 export async function load(
   url: string,
-  options: { seconds: number; connections: number; rate?: number },
+  options: { seconds: number; connections: number },
 ): Promise<LoadResult> {
   const { body, headers } = signedDelivery();
   const result = await autocannon({
@@ -119,7 +122,6 @@ export async function load(
     body,
     connections: options.connections,
     duration: options.seconds,
-    ...(options.rate ? { overallRate: options.rate } : {}),
   });
   return {
     rps: result["2xx"] / result.duration,

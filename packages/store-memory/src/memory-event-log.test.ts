@@ -28,7 +28,7 @@ describe("MemoryEventLog", () => {
     expect(log.read("r", 0, 1)[0]!.data).not.toBe(first!.data);
   });
 
-  it("answers an append with an event whose data is its own copy, kept once read, and which reads as a plain event", () => {
+  it("answers an append with a plain event whose data is its own copy, free to change", () => {
     const { log } = newLog();
     const data = { list: [1] };
     const appended = log.append(event(data));

@@ -5,6 +5,7 @@ import type {
   JsonObject,
   Principal,
   ReactionDefinition,
+  RequestRecord,
 } from "@flowrt/core";
 import { executeBlock } from "../blocks/execute-block.js";
 import { type BlockRun, createTokenBudget, runAction, type TokenBudget } from "../blocks/index.js";
@@ -14,10 +15,12 @@ import {
   type ResourceRuntimeContext,
   type ResourceScope,
 } from "../resources/index.js";
+import type { ScopeStateHandle } from "../resources/scope-state.js";
 import type { FlowHost } from "./flow-host.js";
 import type { HostLogger } from "./logger.js";
 import { principalOfRecord } from "./principal.js";
-import type { ClaimedRun } from "./request-runner.js";
+import type { RegisteredFlow } from "./registry.js";
+import type { ClaimedRun, PreparedRun } from "./request-runner.js";
 
 /** A logger that stamps every line with the request it belongs to. */
 export function requestLogger(logger: HostLogger, fields: Record<string, unknown>): BlockLogger {
@@ -29,36 +32,75 @@ export function requestLogger(logger: HostLogger, fields: Record<string, unknown
   };
 }
 
-/** Where the shared accessors below find the run of a block context. */
+/** Where {@link RunContext}'s accessors find their run. */
 const RUN = Symbol("flowrt.actionRun");
 
 /**
- * `ctx.signal` and `ctx.log`: made on first read (most runs read neither), yet own enumerable members of
- * the context as before. One getter each for every run, reading the run through a symbol-keyed member
- * (no closures per run), installed with `Object.defineProperty`: an object literal with `get` members
- * is built in slow dictionary mode, while this keeps the context a fast object of one shared shape.
+ * A block's `ctx`. Its identifiers are own data members; `session`, `user`, `org`, `resources`, `signal`,
+ * `log` and `emit` are accessors on the prototype, so what they hand out is built on first read (most runs
+ * read few of them) and a run waiting on its block holds none of it unread. Destructuring
+ * (`const { session, emit } = ctx`) reads them as usual; a spread (`{ ...ctx }`) copies only the own
+ * members, as with Express's `req`.
  */
-const lazySignal: PropertyDescriptor = {
-  get(this: { [RUN]: ActionRun }) {
+class RunContext {
+  readonly [RUN]: ActionRun;
+  readonly principal: Principal;
+  readonly sessionId: string;
+  readonly requestId: string;
+  readonly flowId: string;
+  readonly flowKind: string;
+
+  constructor(
+    run: ActionRun,
+    principal: Principal,
+    sessionId: string,
+    requestId: string,
+    flow: RegisteredFlow,
+  ) {
+    this[RUN] = run;
+    this.principal = principal;
+    this.sessionId = sessionId;
+    this.requestId = requestId;
+    this.flowId = flow.id;
+    this.flowKind = flow.kind;
+  }
+
+  get session(): ScopeStateHandle {
+    return this[RUN].scope.scopes.session;
+  }
+
+  get user(): ScopeStateHandle {
+    return this[RUN].scope.scopes.user;
+  }
+
+  get org(): ScopeStateHandle {
+    return this[RUN].scope.scopes.org;
+  }
+
+  get resources(): Record<string, any> {
+    return this[RUN].scope.handles;
+  }
+
+  get signal(): AbortSignal {
     return this[RUN].signal;
-  },
-  enumerable: true,
-  configurable: true,
-};
-const lazyLog: PropertyDescriptor = {
-  get(this: { [RUN]: ActionRun }) {
+  }
+
+  get log(): BlockLogger {
     return this[RUN].log;
-  },
-  enumerable: true,
-  configurable: true,
-};
+  }
+
+  /** A function of its own (made on first read), so that `const { emit } = ctx` works without `this`. */
+  get emit(): (event: { type: string; data?: JsonObject }) => Promise<void> {
+    return this[RUN].contextEmit;
+  }
+}
 
 /**
  * One action run: what the block tree sees ({@link BlockRun}) and what its resources see (the
  * {@link ResourceRuntimeContext}), in one object whose methods and getters stand in for per-run
  * closures; the logger and the abort signal are made on first use (most runs use neither).
  */
-class ActionRun implements BlockRun, ResourceRuntimeContext {
+class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
   readonly ctx: BlockContext;
   readonly budget: TokenBudget;
   readonly scope: ResourceScope;
@@ -70,16 +112,20 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
   /** Set only when the flow has reactions: resources skip building change notices without it. */
   runReaction?: (notice: { ref: string; change: string }) => Promise<void>;
   private logger: BlockLogger | undefined;
+  private emitter: ((event: { type: string; data?: JsonObject }) => Promise<void>) | undefined;
   private tools: Record<string, unknown> | undefined;
   /** Reactions running now: a reaction does not re-trigger itself while it runs. */
   private reacting: Set<ReactionDefinition> | undefined;
+  /** The block's input until {@link execute} hands it to the block. */
+  private input: { value: unknown; parsed: boolean } | undefined;
 
   constructor(
     private readonly host: FlowHost,
     private readonly run: ClaimedRun,
+    record: RequestRecord,
     principal: Principal,
   ) {
-    const { record, flow, session, policy } = run;
+    const { flow, session, policy } = run;
     this.budget = createTokenBudget(policy.tokenBudget);
     this.stores = host.stores;
     this.flow = flow.definition;
@@ -88,24 +134,13 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
     this.requestId = record.id;
     if (flow.definition.reactions.length > 0) this.runReaction = (notice) => this.react(notice);
     this.scope = createResourceScope(this, flow.flowResources);
-    const scopes = this.scope.scopes;
-    const ctx = {
-      [RUN]: this,
-      session: scopes.session,
-      user: scopes.user,
-      org: scopes.org,
-      resources: this.scope.handles,
-      principal,
-      sessionId: session.id,
-      requestId: record.id,
-      flowId: flow.id,
-      flowKind: flow.kind,
-      emit: (event: { type: string; data?: unknown }) =>
-        run.emit(event.type, (event.data ?? {}) as JsonObject) as Promise<void>,
-    };
-    Object.defineProperty(ctx, "signal", lazySignal);
-    Object.defineProperty(ctx, "log", lazyLog);
-    this.ctx = ctx as unknown as BlockContext;
+    this.ctx = new RunContext(this, principal, session.id, record.id, flow) as unknown as BlockContext;
+  }
+
+  /** `ctx.emit`. */
+  get contextEmit(): (event: { type: string; data?: JsonObject }) => Promise<void> {
+    this.emitter ??= (event) => this.emit(event.type, event.data ?? {});
+    return this.emitter;
   }
 
   get signal(): AbortSignal {
@@ -118,10 +153,29 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
 
   get log(): BlockLogger {
     this.logger ??= requestLogger(this.host.logger, {
-      requestId: this.run.record.id,
+      requestId: this.requestId,
       flowId: this.run.flow.id,
     });
     return this.logger;
+  }
+
+  /** Runs the block tree under the action's policy; the input goes to the block and is no longer held here. */
+  execute(): Promise<unknown> {
+    const { input } = this;
+    if (input === undefined) return Promise.reject(new Error(`Request "${this.requestId}" already ran.`));
+    this.input = undefined;
+    const { block, policy } = this.run;
+    return runAction(
+      { block, onCompleted: policy.onCompleted, onErrored: policy.onErrored },
+      input.value,
+      this,
+      input.parsed,
+    );
+  }
+
+  /** See {@link prepareAction}. */
+  setInput(value: unknown, parsed: boolean): void {
+    this.input = { value, parsed };
   }
 
   emit(type: string, data: JsonObject): Promise<void> {
@@ -159,22 +213,23 @@ class ActionRun implements BlockRun, ResourceRuntimeContext {
 }
 
 /**
- * Runs one claimed request: builds its resource scope (flow-level resources load at request start,
- * action-level ones when their block runs), the block context, and executes the block tree under the
- * action's policy (token budget, `onCompleted`, `onErrored`).
+ * Prepares one claimed request: builds its resource scope (flow-level resources load at request start,
+ * action-level ones when their block runs) and the block context. Its `execute()` then runs the block tree
+ * under the action's policy (token budget, `onCompleted`, `onErrored`). `parsedBlockInput` is the block's
+ * input already parsed by its `inputSchema` (a webhook validates before dispatch); else the stored input.
  */
-export async function executeAction(host: FlowHost, run: ClaimedRun): Promise<unknown> {
-  const { record, session, block, policy } = run;
-  const actionRun = new ActionRun(host, run, principalOfRecord(record, session));
+export async function prepareAction(
+  host: FlowHost,
+  run: ClaimedRun,
+  record: RequestRecord,
+  parsedBlockInput: { value: unknown } | undefined,
+): Promise<PreparedRun> {
+  const actionRun = new ActionRun(host, run, record, principalOfRecord(record, run.session));
+  if (parsedBlockInput !== undefined) actionRun.setInput(parsedBlockInput.value, true);
+  else actionRun.setInput(actionInput(record.input, run.block), false);
   await actionRun.scope.loadScopes();
   await actionRun.scope.load();
-  const parsedBlockInput = run.takeParsedBlockInput();
-  return runAction(
-    { block, onCompleted: policy.onCompleted, onErrored: policy.onErrored },
-    parsedBlockInput !== undefined ? parsedBlockInput.value : actionInput(record.input, block),
-    actionRun,
-    parsedBlockInput !== undefined,
-  );
+  return actionRun;
 }
 
 /**

@@ -23,7 +23,7 @@ import {
   type ResourceRuntimeContext,
   type Snapshot,
 } from "../resources/index.js";
-import { executeAction, requestLogger } from "./execute-action.js";
+import { prepareAction, requestLogger } from "./execute-action.js";
 import { defaultLogger, type HostLogger } from "./logger.js";
 import {
   type PrincipalOutcome,
@@ -81,7 +81,7 @@ export class FlowHost {
       logger: this.logger,
       hostId: this.hostId,
       leaseMs: options.leaseMs,
-      execute: (run) => executeAction(this, run),
+      execute: (run, record, parsedBlockInput) => prepareAction(this, run, record, parsedBlockInput),
     });
   }
 

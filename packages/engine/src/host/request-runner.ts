@@ -48,7 +48,7 @@ export interface NewRequest {
 
 /** One claimed request as the executor sees it. */
 export interface ClaimedRun {
-  readonly record: RequestRecord;
+  readonly id: string;
   readonly flow: RegisteredFlow;
   readonly session: SessionRecord;
   readonly block: AnyBlock;
@@ -57,15 +57,26 @@ export interface ClaimedRun {
   readonly abort: RunAbort;
   /** Appends an event to the request's log. */
   emit(type: string, data: JsonObject): Promise<unknown>;
-  /**
-   * The block's input already parsed by its `inputSchema` ({@link NewRequest.parsedBlockInput}), if any. The
-   * first call hands it over and lets go of it, so the run does not hold it apart from the block.
-   */
-  takeParsedBlockInput(): { value: unknown } | undefined;
 }
 
-/** Runs one claimed request to its end. Supplied by the host, which owns contexts and blocks. */
-export type RequestExecutor = (run: ClaimedRun) => Promise<unknown>;
+/** A run made ready by {@link RequestExecutor}: `execute` runs its block tree and settles with the output. */
+export interface PreparedRun {
+  execute(): Promise<unknown>;
+}
+
+/**
+ * Prepares one claimed request (its context and resources); the runner then awaits `execute()`. Supplied
+ * by the host, which owns contexts and blocks. `record` is the request as claimed and `parsedBlockInput`
+ * the block's input already parsed before dispatch ({@link NewRequest.parsedBlockInput}): both are handed
+ * over here and not kept by the run, so a run waiting on its block holds neither apart from what the
+ * executor keeps. Two steps, so that while the block runs the runner awaits the block's own promise,
+ * with no promise of the executor's chained in between.
+ */
+export type RequestExecutor = (
+  run: ClaimedRun,
+  record: RequestRecord,
+  parsedBlockInput: { value: unknown } | undefined,
+) => Promise<PreparedRun>;
 
 export interface RequestRunnerOptions {
   stores: FlowStores;
@@ -204,8 +215,7 @@ export class RequestRunner {
       (claimed) => {
         if (claimed === null) this.settled();
         else {
-          const lease = new ActiveRun(this, claimed, Date.now() + this.renewEveryMs);
-          lease.parsedBlockInput = parsedBlockInput;
+          const lease = new ActiveRun(this, claimed, Date.now() + this.renewEveryMs, parsedBlockInput);
           void this.run(lease, session);
         }
       },
@@ -288,7 +298,7 @@ export class RequestRunner {
    */
   private async run(lease: ActiveRun, known: SessionRecord | undefined): Promise<void> {
     let cleared = false;
-    const { id } = lease.record;
+    const { id } = lease;
     try {
       this.runs.set(id, lease);
       this.holdLease(lease);
@@ -296,7 +306,8 @@ export class RequestRunner {
         await this.start(lease, known);
         let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
         try {
-          const output = await this.options.execute(lease as ClaimedRun);
+          const prepared = await this.prepare(lease);
+          const output = await prepared.execute();
           outcome = { ok: true, output };
         } catch (error) {
           outcome = { ok: false, error };
@@ -315,6 +326,15 @@ export class RequestRunner {
     }
   }
 
+  /** Hands the claimed record over to the executor: from here on the run holds only its id and version. */
+  private prepare(lease: ActiveRun): Promise<PreparedRun> {
+    const { claimed, parsedBlockInput } = lease;
+    if (claimed === undefined) throw new Error(`Request "${lease.id}" was already prepared.`);
+    lease.claimed = undefined;
+    lease.parsedBlockInput = undefined;
+    return this.options.execute(lease, claimed, parsedBlockInput);
+  }
+
   /**
    * Finds the run's session (`known` when the submitter held it: it was just created or read) and target,
    * enters the active registry and emits `request.started`. A frame of its own, so that what it builds is
@@ -322,7 +342,8 @@ export class RequestRunner {
    */
   private async start(lease: ActiveRun, known: SessionRecord | undefined): Promise<void> {
     const { stores, registry } = this.options;
-    const { record } = lease;
+    const record = lease.claimed;
+    if (record === undefined) throw new Error(`Request "${lease.id}" was already prepared.`);
     const session =
       known !== undefined && known.id === record.sessionId
         ? known
@@ -385,11 +406,10 @@ export class RequestRunner {
   private async renewLease(lease: Lease): Promise<void> {
     const { hostId } = this.options;
     const until = Date.now() + this.leaseMs;
-    const { record } = lease;
-    const result = await this.options.stores.requests.update(record.id, record.version, {
+    const result = await this.options.stores.requests.update(lease.id, lease.version, {
       claim: { hostId, until },
     });
-    if (result.ok) lease.record = withWrite(record, result.version, { hostId, until });
+    if (result.ok) lease.version = result.version;
     else lease.abort.abort(); // aborted, or taken over after our lease lapsed: stop working on it
   }
 
@@ -403,7 +423,7 @@ export class RequestRunner {
     aborted: boolean,
   ): Promise<boolean> {
     const { stores } = this.options;
-    const { id } = lease.record;
+    const { id } = lease;
     // Leave the active registry before the terminal event, so whoever sees the end sees it gone.
     let cleared = true;
     try {
@@ -420,7 +440,7 @@ export class RequestRunner {
         : { status: "failed", error: toRequestError(outcome.error), completedAt, claim: null };
     // First against the version of our own last write (claim or renewal): if it still holds, nobody
     // (an abort, another host) wrote since, so the record is ours and running. Else re-read and decide.
-    let expected: number | null = lease.record.version;
+    let expected: number | null = lease.version;
     for (let attempt = 0; attempt < 10; attempt++) {
       if (expected === null) {
         const current = await stores.requests.get(id);
@@ -524,13 +544,18 @@ interface RunTarget {
 }
 
 /**
- * A request running here: the claim it holds (the record as of our last write, renewed while it runs),
- * its abort switch, and what the executor gets (one object per run, no closures).
+ * A request running here: the claim it holds (the record's id and version as of our last write, claim or
+ * renewal), its abort switch, and what the executor gets (one object per run, no closures). The record as
+ * claimed is kept only until the executor takes it ({@link RequestRunner.prepare}): a run waiting on its
+ * block does not hold the stored input, metadata and claim a second time.
  */
-class ActiveRun {
+class ActiveRun implements ClaimedRun {
   readonly abort = new RunAbort();
-  /** See {@link ClaimedRun.takeParsedBlockInput}. */
-  parsedBlockInput: { value: unknown } | undefined = undefined;
+  readonly id: string;
+  /** The record's version as of our last write. */
+  version: number;
+  /** The record as claimed, until the executor takes it. */
+  claimed: RequestRecord | undefined;
   // Set once the target is known, before the executor sees the run.
   flow!: RegisteredFlow;
   session!: SessionRecord;
@@ -539,20 +564,19 @@ class ActiveRun {
 
   constructor(
     private readonly runner: RequestRunner,
-    /** The record as of our last write (claim or renewal). */
-    public record: RequestRecord,
+    claimed: RequestRecord,
     /** When the claim is next renewed (ms since epoch). */
     public due: number,
-  ) {}
-
-  emit(type: string, data: JsonObject): Promise<unknown> {
-    return this.runner.emit(this.record.id, type, data);
+    /** The block's input parsed before dispatch, until the executor takes it. */
+    public parsedBlockInput: { value: unknown } | undefined,
+  ) {
+    this.id = claimed.id;
+    this.version = claimed.version;
+    this.claimed = claimed;
   }
 
-  takeParsedBlockInput(): { value: unknown } | undefined {
-    const taken = this.parsedBlockInput;
-    this.parsedBlockInput = undefined;
-    return taken;
+  emit(type: string, data: JsonObject): Promise<unknown> {
+    return this.runner.emit(this.id, type, data);
   }
 }
 

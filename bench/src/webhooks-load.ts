@@ -40,10 +40,13 @@ export async function startServer(mode: ServerMode): Promise<RunningServer> {
     child.stdout?.on("data", (chunk: Buffer) => {
       // With extra node flags (traces), the server's output is passed on to this one's stderr.
       if (process.env.WEBHOOK_BENCH_NODE_ARGS) process.stderr.write(chunk);
-      if (out.length > 4096) return;
-      out += chunk.toString();
-      const listening = /listening (\d+)/.exec(out);
-      if (listening) resolve(Number(listening[1]));
+      // Only the unfinished last line is kept: traces may print kilobytes before `listening`.
+      const lines = (out + chunk.toString()).split("\n");
+      out = lines.pop() ?? "";
+      for (const line of lines) {
+        const listening = /^listening (\d+)$/.exec(line);
+        if (listening) resolve(Number(listening[1]));
+      }
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       err += chunk.toString();

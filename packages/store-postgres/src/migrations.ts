@@ -102,6 +102,14 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX flowrt_resources_leaf ON ${n.resources} (scope, scope_id, bucket, ${n.keyDepthFunction}(key), key) WHERE NOT deleted`,
     ],
   },
+  {
+    id: 4,
+    name: "requests by session",
+    statements: (n) => [
+      // Retention asks whether a purged request's ephemeral session has any request left.
+      `CREATE INDEX flowrt_requests_session ON ${n.requests} (session_id)`,
+    ],
+  },
 ];
 
 /**

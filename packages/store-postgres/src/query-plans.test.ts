@@ -50,6 +50,21 @@ describe(`query plans (${backend})`, () => {
     return nodes(parsed[0].Plan);
   };
 
+  it("retiring ephemeral sessions finds their remaining requests through the session index", async () => {
+    const names = tableNames(db.schema);
+    await db.query(
+      `INSERT INTO ${names.requests} (id, session_id, flow_id, flow_kind, action, user_id, status, metadata, durable, version, created_at)
+        SELECT 'plan-request-' || i, 'plan-session-' || (i % 2000), 'f', 'k', 'a', 'u', 'completed', '{}', false, 1, '2026-01-01T00:00:00.000Z'
+        FROM generate_series(1, 4000) AS i`,
+    );
+    await db.query(`ANALYZE ${names.requests}`);
+    const plan = await explain(sql.requests.retireSessions, [["plan-session-1", "plan-session-2"]]);
+    expect(plan.some((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "flowrt_requests")).toBe(
+      false,
+    );
+    expect(plan.some((n) => n["Index Name"] === "flowrt_requests_session")).toBe(true);
+  });
+
   it("a 50-item page under a prefix walks the live-key index", async () => {
     const { low, high } = prefixRange("items/");
     const plan = await explain(sql.resources.pageRange, [...scope, low, 100, 50, high]);

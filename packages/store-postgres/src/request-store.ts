@@ -1,5 +1,5 @@
 import type { RequestRecord, RequestStore } from "@flowrt/core";
-import type { Queryable } from "./driver.js";
+import type { PostgresDriver } from "./driver.js";
 import type { EventHub } from "./event-hub.js";
 import { toActive, toEpochMs, toEvent, toJsonText, toRequest } from "./rows.js";
 import type { StoreSql } from "./sql.js";
@@ -8,7 +8,7 @@ import type { StoreSql } from "./sql.js";
 const MAX_NOTIFIED_ID_BYTES = 4000;
 
 export function createRequestStore(
-  db: Queryable,
+  db: PostgresDriver,
   sql: StoreSql["requests"],
   hub: EventHub,
   channel: string,
@@ -139,8 +139,17 @@ export function createRequestStore(
       const cutoff = policy.maxAgeMs === undefined ? null : Math.floor(now - policy.maxAgeMs);
       const keep = policy.maxCount === undefined ? null : Math.max(0, Math.floor(policy.maxCount));
       if (cutoff === null && keep === null) return 0;
-      const { rows } = await db.query<{ removed: unknown }>(sql.purge, [cutoff, keep]);
-      return Number(rows[0]?.removed ?? 0);
+      // One transaction: the requests, then the ephemeral sessions they leave empty with their data.
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ removed: unknown; sessions: string[] }>(sql.purge, [cutoff, keep]);
+        const sessions = rows[0]?.sessions ?? [];
+        if (sessions.length > 0) {
+          const retired = await tx.query<{ id: string }>(sql.retireSessions, [sessions]);
+          const ids = retired.rows.map((row) => row.id);
+          if (ids.length > 0) for (const statement of sql.retireSessionData) await tx.query(statement, [ids]);
+        }
+        return Number(rows[0]?.removed ?? 0);
+      });
     },
   };
 }

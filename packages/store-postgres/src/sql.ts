@@ -146,8 +146,23 @@ export function buildSql(n: TableNames) {
         ), events AS (DELETE FROM ${n.events} WHERE request_id IN (SELECT id FROM doomed)),
         seqs AS (DELETE FROM ${n.eventSeq} WHERE request_id IN (SELECT id FROM doomed)),
         active AS (DELETE FROM ${n.active} WHERE request_id IN (SELECT id FROM doomed)),
-        removed AS (DELETE FROM ${n.requests} WHERE id IN (SELECT id FROM doomed) RETURNING id)
-        SELECT count(*)::bigint AS removed FROM removed`,
+        removed AS (DELETE FROM ${n.requests} WHERE id IN (SELECT id FROM doomed) RETURNING id, session_id)
+        SELECT count(*)::bigint AS removed, coalesce(array_agg(DISTINCT session_id), '{}') AS sessions FROM removed`,
+      /**
+       * `$1` the sessions of purged requests: those marked `ephemeral: true` (the JSON value) with no request
+       * left go. Their ids are returned, for {@link retireSessionData}.
+       */
+      retireSessions: `DELETE FROM ${n.sessions} s WHERE s.id = ANY($1::text[])
+          AND json_typeof(s.metadata->'ephemeral') = 'boolean' AND (s.metadata->>'ephemeral') = 'true'
+          AND NOT EXISTS (SELECT 1 FROM ${n.requests} r WHERE r.session_id = s.id)
+        RETURNING s.id`,
+      /** The session-scope rows of retired sessions (`$1`), in every bucket; counters after the resources' trigger. */
+      retireSessionData: [
+        `DELETE FROM ${n.scopeState} WHERE scope = 'session' AND scope_id = ANY($1::text[])`,
+        `DELETE FROM ${n.contents} WHERE scope = 'session' AND scope_id = ANY($1::text[])`,
+        `DELETE FROM ${n.resources} WHERE scope = 'session' AND scope_id = ANY($1::text[])`,
+        `DELETE FROM ${n.counts} WHERE scope = 'session' AND scope_id = ANY($1::text[])`,
+      ],
     },
 
     scopeState: {

@@ -213,7 +213,13 @@ export interface RequestStore {
   clearActive(requestId: string): Promise<void>;
   listActive(filter: { userId?: string; flowIds?: string[] }): Promise<ActiveRequestEntry[]>;
 
-  /** Removes finished requests (and their events) beyond the policy. Returns how many were removed. */
+  /**
+   * Removes finished requests (and their events) beyond the policy. Returns how many were removed.
+   * A session whose metadata has `ephemeral: true` (the JSON value; the engine stores one per webhook
+   * delivery without a `sessionId`) goes when this removes the last stored request that ran in it,
+   * together with its session state and session-scope resources in every bucket. A session with a
+   * request still stored, without the mark, or that never had a request stays.
+   */
   purgeFinished(policy: RetentionPolicy): Promise<number>;
 }
 

@@ -1,7 +1,7 @@
-import type { RequestRecord } from "@flowrt/core";
+import { type RequestRecord, SHARED_BUCKET } from "@flowrt/core";
 import { expect } from "vitest";
 import { defineCase } from "../case.js";
-import { isoAt, requestRecord } from "../fixtures.js";
+import { isoAt, requestRecord, sessionAddress, sessionRecord } from "../fixtures.js";
 
 const HOUR = 3_600_000;
 
@@ -69,6 +69,58 @@ export const retentionCases = [
       expect(await stores.requests.get(newer.id)).toEqual(newer);
       expect(await stores.requests.get(running.id)).toEqual(running);
       expect(await stores.requests.purgeFinished({ maxCount: 1, now })).toBe(0);
+    },
+  ),
+
+  defineCase(
+    "retention/ephemeral-sessions",
+    "purgeFinished removes an ephemeral session with its last stored request, with its session state and session-scope resources in every bucket",
+    async (stores) => {
+      const now = Date.now();
+      const old = { createdAt: isoAt(now, -3 * HOUR), completedAt: isoAt(now, -2 * HOUR) };
+      const gone = sessionRecord({ metadata: { ephemeral: true } });
+      const unmarked = sessionRecord({ metadata: { ephemeral: "true" } });
+      const stillRunning = sessionRecord({ metadata: { ephemeral: true } });
+      const withRecent = sessionRecord({ metadata: { ephemeral: true } });
+      const sessions = [gone, unmarked, stillRunning, withRecent];
+      for (const session of sessions) {
+        await stores.sessions.create(session);
+        for (const bucket of [SHARED_BUCKET, "flow-a"]) {
+          const address = sessionAddress(session.id, bucket);
+          await stores.scopeState.put(address, { n: 1 }, { type: "absent" });
+          await stores.resources.putState(address, "notes/a", { title: "a" }, { type: "absent" });
+          await stores.resources.putContent(address, "notes/a", "body");
+        }
+      }
+      const requests = [
+        requestRecord({ sessionId: gone.id, status: "completed", ...old }),
+        requestRecord({ sessionId: gone.id, status: "failed", ...old }),
+        requestRecord({ sessionId: unmarked.id, status: "completed", ...old }),
+        requestRecord({ sessionId: stillRunning.id, status: "completed", ...old }),
+        requestRecord({ sessionId: stillRunning.id, status: "running", createdAt: old.createdAt }),
+        requestRecord({ sessionId: withRecent.id, status: "completed", ...old }),
+        requestRecord({ sessionId: withRecent.id, status: "completed", completedAt: isoAt(now, -1000) }),
+      ];
+      for (const record of requests) await stores.requests.create(record);
+
+      expect(await stores.requests.purgeFinished({ maxAgeMs: HOUR, now })).toBeGreaterThanOrEqual(5);
+      expect(await stores.sessions.get(gone.id)).toBeNull();
+      for (const bucket of [SHARED_BUCKET, "flow-a"]) {
+        const address = sessionAddress(gone.id, bucket);
+        expect(await stores.scopeState.get(address)).toBeNull();
+        expect(await stores.resources.getState(address, "notes/a")).toBeNull();
+        expect(await stores.resources.getContent(address, "notes/a")).toBeNull();
+      }
+      // Not marked (the mark is the JSON value `true`), or a request still stored: kept, with their data.
+      for (const kept of [unmarked, stillRunning, withRecent]) {
+        expect(await stores.sessions.get(kept.id)).toEqual(kept);
+        for (const bucket of [SHARED_BUCKET, "flow-a"]) {
+          const address = sessionAddress(kept.id, bucket);
+          expect((await stores.scopeState.get(address))?.value).toEqual({ n: 1 });
+          expect((await stores.resources.getState(address, "notes/a"))?.state).toEqual({ title: "a" });
+          expect(await stores.resources.getContent(address, "notes/a")).toBe("body");
+        }
+      }
     },
   ),
 ] as const;

@@ -36,7 +36,8 @@ export type NaiveStoreFlaw =
   | "ignores-leaf"
   | "filters-leaf-after-paging"
   | "text-list-ignores-leaf"
-  | "pretty-state-text";
+  | "pretty-state-text"
+  | "keeps-ephemeral-sessions";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
@@ -236,6 +237,17 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         for (const r of doomed) {
           requests.delete(r.id);
           if (flaw !== "purge-keeps-events") events.delete(r.id);
+        }
+        // An ephemeral session goes with its last stored request, and its session-scope data with it.
+        for (const sessionId of new Set(doomed.map((r) => r.sessionId))) {
+          if (flaw === "keeps-ephemeral-sessions") break;
+          if (sessions.get(sessionId)?.metadata?.ephemeral !== true) continue;
+          if ([...requests.values()].some((r) => r.sessionId === sessionId)) continue;
+          sessions.delete(sessionId);
+          const owned = (key: string) => key.startsWith(JSON.stringify(["session", sessionId]).slice(0, -1));
+          for (const key of [...scopeState.keys()]) if (owned(key)) scopeState.delete(key);
+          for (const key of [...rows.keys()]) if (owned(key)) rows.delete(key);
+          for (const key of [...content.keys()]) if (owned(JSON.parse(key)[0])) content.delete(key);
         }
         return doomed.length;
       },

@@ -32,8 +32,11 @@ export interface BlockRun {
   readonly aborted?: boolean;
   /** Shared by every block of the run; see {@link TokenBudget}. */
   budget: TokenBudget;
-  /** Called before each block runs so that its declared (action-level) resources are on `ctx.resources`. */
-  loadBlockResources(block: AnyBlock): Promise<void>;
+  /**
+   * Called before each block runs so that its declared (action-level) resources are on `ctx.resources`;
+   * `undefined` when there is nothing to wait for (the block declares none).
+   */
+  loadBlockResources(block: AnyBlock): Promise<void> | undefined;
   /**
    * The generic content tools (read/write/glob/grep/search by uri) from the resource engine, as AI SDK
    * tools; added to a generator's tools when its definition sets `contentTools: true`.

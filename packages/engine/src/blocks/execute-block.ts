@@ -23,9 +23,11 @@ export async function executeBlock(
   inputParsed = false,
 ): Promise<unknown> {
   if (runAborted(run)) throw abortedError(`${block.kind} "${block.name}"`, run.signal.reason);
-  const parsed = inputParsed ? input : await parseBlockInput(block, input);
+  // Without a schema (or with the input parsed already) there is nothing to wait for: no await, no promise.
+  const parsed = inputParsed || block.inputSchema === undefined ? input : await parseBlockInput(block, input);
   await run.emit("block.started", { block: block.name, kind: block.kind });
-  await run.loadBlockResources(block);
+  const loading = run.loadBlockResources(block);
+  if (loading !== undefined) await loading;
   // An abort may land while the block's events and resources were written: check again before its code runs.
   if (runAborted(run)) throw abortedError(`${block.kind} "${block.name}"`, run.signal.reason);
   let output: unknown;
@@ -43,7 +45,7 @@ export async function executeBlock(
       output = await runGenerator(block, parsed, run);
       break;
   }
-  const checked = await parseBlockOutput(block, output);
+  const checked = block.outputSchema === undefined ? output : await parseBlockOutput(block, output);
   // Built again rather than kept: an object held across the block's run would be held by every run in flight.
   await run.emit("block.completed", { block: block.name, kind: block.kind });
   return checked;

@@ -183,8 +183,9 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
     return this.run.emit(type, data) as Promise<void>;
   }
 
-  loadBlockResources(block: AnyBlock): Promise<void> {
+  loadBlockResources(block: AnyBlock): Promise<void> | undefined {
     const declared = Object.keys(block.resources);
+    if (declared.length === 0) return undefined;
     const fresh = declared.filter((accessor) => this.scope.definition(accessor) === undefined);
     this.scope.declare(block.resources);
     return this.scope.load(fresh);

@@ -20,7 +20,8 @@
  * length of one load round, `WEBHOOK_BENCH_ROUNDS` (default 3) the rounds per side;
  * `WEBHOOK_BENCH_CPU_PROF=<dir>` writes a CPU profile of every server; `WEBHOOK_BENCH_SECTIONS` (default
  * `verify,ingest,latency`) picks sections (without `ingest`, the latency rate is the 1000/s cap);
- * `WEBHOOK_LATENCY_RATE` sets the latency rate outright. The latency section also measures the same pair
+ * `WEBHOOK_LATENCY_RATE` sets the latency rate outright and `WEBHOOK_LATENCY_WARMUP_SECONDS` (default 6) the load
+ * each server takes before the latency rounds. The latency section also measures the same pair
  * of handlers behind a bare Express route (`bare-run`, `bare-slow`): what runs in flight cost any server.
  */
 import { execFileSync } from "node:child_process";
@@ -44,8 +45,11 @@ const ROUNDS = Number(process.env.WEBHOOK_BENCH_ROUNDS ?? 3);
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 type Measured = LoadResult & { cpuUsPerReq: number };
-/** Seconds of load before the latency rounds: the retention horizon of `webhooks-server.ts` (5 s), and one more. */
-const LATENCY_WARMUP_SECONDS = 6;
+/**
+ * Seconds of load before the latency rounds: by default the retention horizon of `webhooks-server.ts` (5 s), and
+ * one more; `WEBHOOK_LATENCY_WARMUP_SECONDS` sets it.
+ */
+const LATENCY_WARMUP_SECONDS = Number(process.env.WEBHOOK_LATENCY_WARMUP_SECONDS ?? 6);
 /** Unmeasured seconds at the start of each latency round: longer than the slow handler's 2 s. */
 const ROUND_WARMUP_SECONDS = 3;
 const CONNECTIONS = 32;
@@ -203,7 +207,7 @@ async function latencySection(seconds: number, rate: number): Promise<string> {
   const all = [...flowrt.instant, ...flowrt.slow, ...bare.instant, ...bare.slow];
   const lag = Math.max(...all.map((r) => r.sendLagP99Ms));
   return [
-    `### 202 latency under a slow handler (open loop, ${rate} requests/s evenly spaced, ${ROUNDS} × ${seconds} s rounds per side, each after ${ROUND_WARMUP_SECONDS} s unmeasured)`,
+    `### 202 latency under a slow handler (open loop, ${rate} requests/s evenly spaced, ${LATENCY_WARMUP_SECONDS} s warm-up, then ${ROUNDS} × ${seconds} s rounds per side, each after ${ROUND_WARMUP_SECONDS} s unmeasured)`,
     "",
     formatTable([
       row("flowrt", "instant", flowrt.instant),

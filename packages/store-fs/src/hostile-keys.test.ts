@@ -3,6 +3,7 @@ import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FlowStores, ScopeAddress } from "@flowrt/core";
+import { sessionRecord } from "@flowrt/store-conformance";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createFsStores } from "./create-fs-stores.js";
 import { listFiles, unreadableFiles } from "./testing/file-tree.js";
@@ -74,7 +75,7 @@ describe("hostile keys and ids", () => {
       }
     }
     for (const id of HOSTILE.filter((id) => id !== "")) {
-      expect(await stores.sessions.create(sessionWithId(id))).toBe(true);
+      expect(await stores.sessions.create(sessionRecord({ id }))).toBe(true);
       await stores.requests.appendEvent({ requestId: id, type: "t", at: "", data: { id } });
       await stores.scopeState.put({ scope: "org", scopeId: id, bucket: id }, { id }, { type: "absent" });
     }
@@ -121,15 +122,3 @@ describe("hostile keys and ids", () => {
     expect(await stores.resources.getState(address, "readme")).toMatchObject({ state: { v: "lower" } });
   });
 });
-
-function sessionWithId(id: string) {
-  return {
-    id,
-    flowId: "f",
-    flowKind: "f",
-    userId: "u",
-    rootSessionId: id,
-    metadata: {},
-    createdAt: new Date().toISOString(),
-  };
-}

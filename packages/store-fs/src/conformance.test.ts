@@ -10,10 +10,6 @@ const dirs = new WeakMap<FlowStores, string>();
 
 describeStoreConformance({
   name: "fs",
-  skip: {
-    "retention/ephemeral-sessions":
-      "resource buckets are folders named by the hash of their address, so a session's buckets cannot be found without reading every bucket (see README: what retention keeps)",
-  },
   create: () => {
     const dir = mkdtempSync(path.join(tmpdir(), "flowrt-fs-conformance-"));
     const stores = createFsStores({ dir, retention: false });

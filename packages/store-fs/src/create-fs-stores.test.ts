@@ -2,6 +2,7 @@ import { access, mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { FlowStores, RequestEvent, ScopeAddress } from "@flowrt/core";
 import { isFlowError } from "@flowrt/core";
+import { requestRecord, sessionAddress, sessionRecord } from "@flowrt/store-conformance";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createFsStores, DEFAULT_FS_RETENTION } from "./index.js";
 import { listFiles } from "./testing/file-tree.js";
@@ -185,6 +186,54 @@ describe("createFsStores", () => {
     await stores.sessions.get("warm-up");
     await expect(access(dead)).rejects.toThrow();
     await expect(access(live)).resolves.toBeUndefined();
+  });
+
+  it("retention retires an ephemeral session from disk, across a restart, with every file of its data", async () => {
+    const first = openStores();
+    const eph = sessionRecord({ metadata: { ephemeral: true } });
+    const kept = sessionRecord({});
+    const long = "2020-01-01T00:00:00.000Z";
+    for (const session of [eph, kept]) {
+      await first.sessions.create(session);
+      for (const bucket of ["shared", "flow-a"]) {
+        const at = sessionAddress(session.id, bucket);
+        await first.scopeState.put(at, { n: 1 }, { type: "absent" });
+        await first.resources.putState(at, "notes/a", { t: 1 }, { type: "absent" });
+        await first.resources.putContent(at, "notes/a", "body");
+      }
+      await first.requests.create(
+        requestRecord({ sessionId: session.id, status: "completed", createdAt: long, completedAt: long }),
+      );
+    }
+    const before = await listFiles(dir);
+    await first.close();
+
+    // A new instance: what the first registered on disk is what the purge goes by.
+    const second = openStores();
+    expect(await second.sessions.list({ userId: eph.userId })).toMatchObject({ total: 1 });
+    expect(await second.requests.purgeFinished({ maxAgeMs: 1000 })).toBe(2);
+    expect(await second.sessions.get(eph.id)).toBeNull();
+    expect(await second.sessions.list({ userId: eph.userId })).toEqual({ items: [], total: 0 });
+    expect(await second.sessions.get(kept.id)).toEqual(kept);
+    const after = await listFiles(dir);
+    // Gone: the session's file, its two scope state files, its two resource folders and its registry.
+    const removed = before.filter((file) => !after.includes(file));
+    const folders = new Set(removed.map((file) => path.relative(dir, file).split(path.sep)[0]));
+    expect(folders).toEqual(new Set(["sessions", "requests", "scope-state", "resources", "session-scopes"]));
+    expect(removed.filter((file) => file.includes(`${path.sep}resources${path.sep}`)).length).toBe(2 * 3);
+    expect(after.some((file) => file.includes(`${path.sep}session-scopes${path.sep}`))).toBe(true); // the kept one's
+    for (const bucket of ["shared", "flow-a"]) {
+      const at = sessionAddress(kept.id, bucket);
+      expect((await second.resources.getState(at, "notes/a"))?.state).toEqual({ t: 1 });
+      expect(await second.resources.getContent(at, "notes/a")).toBe("body");
+    }
+    // The retired session's address can be written again (its folders are made anew).
+    const reused = sessionAddress(eph.id, "shared");
+    expect(await second.resources.putState(reused, "notes/a", { t: 2 }, { type: "absent" })).toEqual({
+      ok: true,
+      version: 1,
+    });
+    expect(await second.resources.list(reused)).toMatchObject({ total: 1 });
   });
 
   it("refuses a folder written in another layout format", async () => {

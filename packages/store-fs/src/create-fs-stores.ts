@@ -2,6 +2,7 @@ import type { FlowStores } from "@flowrt/core";
 import { DefinitionError } from "@flowrt/core";
 import { FsContext } from "./internal/fs-context.js";
 import { KeyedMutex } from "./internal/keyed-mutex.js";
+import { SessionScopes } from "./internal/session-scopes.js";
 import { FsRequestStore } from "./request-store.js";
 import { FsResourceStore } from "./resource-store.js";
 import { FsScopeStateStore } from "./scope-state-store.js";
@@ -66,8 +67,25 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
   const retention = resolveRetention(options.retention);
   const ctx = new FsContext(options.dir, options.fsync ?? true);
   const mutex = new KeyedMutex();
-  const requests = new FsRequestStore(ctx, mutex);
-  const resources = new FsResourceStore(ctx, mutex);
+  const sessionScopes = new SessionScopes(ctx, mutex);
+  const sessions = new FsSessionStore(ctx, mutex);
+  const scopeState = new FsScopeStateStore(ctx, mutex, sessionScopes);
+  const resources = new FsResourceStore(ctx, mutex, sessionScopes);
+  // An ephemeral session goes with its last request, and its session-scope data first (a crash in
+  // between leaves the session without its data, never data nothing points to any more).
+  const requests = new FsRequestStore(ctx, mutex, async (sessionIds) => {
+    for (const id of sessionIds) {
+      const session = await sessions.get(id);
+      if ((session?.metadata as { ephemeral?: unknown } | undefined)?.ephemeral !== true) continue;
+      const buckets = await sessionScopes.read(id);
+      for (const bucket of buckets.scopeState)
+        await scopeState.drop({ scope: "session", scopeId: id, bucket });
+      for (const bucket of buckets.resources)
+        await resources.dropBucket({ scope: "session", scopeId: id, bucket });
+      await sessionScopes.remove(id, buckets);
+      await sessions.remove(id);
+    }
+  });
 
   let purging: Promise<unknown> = Promise.resolve();
   const timer =
@@ -87,9 +105,9 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
   return {
     kind: "fs",
     crossProcess: false,
-    sessions: new FsSessionStore(ctx, mutex),
+    sessions,
     requests,
-    scopeState: new FsScopeStateStore(ctx, mutex),
+    scopeState,
     resources,
     close() {
       closing ??= (async () => {

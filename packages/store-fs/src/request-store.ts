@@ -27,7 +27,10 @@ import {
 import { FsRequestEvents } from "./request-events.js";
 
 /** What listing and retention need of a request, kept in memory; the record stays on disk. */
-type Summary = Pick<RequestRecord, "id" | "status" | "durable" | "createdAt" | "completedAt">;
+type Summary = Pick<RequestRecord, "id" | "sessionId" | "status" | "durable" | "createdAt" | "completedAt">;
+
+/** Called by retention with the sessions whose last stored request it removed. */
+export type SessionsEmptied = (sessionIds: string[]) => Promise<void>;
 
 const TERMINAL = new Set<RequestStatus>(TERMINAL_REQUEST_STATUSES);
 
@@ -47,6 +50,7 @@ export class FsRequestStore implements RequestStore {
   constructor(
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
+    private readonly sessionsEmptied?: SessionsEmptied,
   ) {
     this.table = new DocTable(ctx, "requests");
     this.events = new FsRequestEvents(ctx, mutex);
@@ -154,6 +158,7 @@ export class FsRequestStore implements RequestStore {
         (maxCount !== undefined && rank >= maxCount) || (maxAgeMs !== undefined && !(s.at >= now - maxAgeMs)),
     );
     let removed = 0;
+    const touched = new Set<string>();
     for (const { id } of doomed) {
       const gone = await this.mutex.run(`request:${id}`, async () => {
         const record = await this.table.read(id);
@@ -162,9 +167,14 @@ export class FsRequestStore implements RequestStore {
         await this.mutex.run(`events:${id}`, () => this.events.remove(id));
         await this.table.remove(id);
         summaries.delete(id);
+        touched.add(record.sessionId);
         return true;
       });
       if (gone) removed++;
+    }
+    if (this.sessionsEmptied !== undefined && touched.size > 0) {
+      for (const summary of summaries.values()) touched.delete(summary.sessionId);
+      if (touched.size > 0) await this.sessionsEmptied([...touched]);
     }
     return removed;
   }
@@ -188,6 +198,7 @@ export class FsRequestStore implements RequestStore {
 function summaryOf(record: RequestRecord): Summary {
   return {
     id: record.id,
+    sessionId: record.sessionId,
     status: record.status,
     durable: record.durable,
     createdAt: record.createdAt,

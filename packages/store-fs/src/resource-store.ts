@@ -16,6 +16,7 @@ import { KeyIndex } from "./internal/key-index.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { mapLimit } from "./internal/map-limit.js";
 import { addressId, fannedPath, nameOf } from "./internal/naming.js";
+import type { SessionScopes } from "./internal/session-scopes.js";
 import {
   assertAddress,
   assertCondition,
@@ -63,6 +64,7 @@ export class FsResourceStore implements ResourceStore {
   constructor(
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
+    private readonly sessionScopes: SessionScopes,
   ) {}
 
   async getState(address: ScopeAddress, key: string): Promise<ResourceStateRecord | null> {
@@ -83,6 +85,7 @@ export class FsResourceStore implements ResourceStore {
     assertJsonObject(state, "state");
     assertCondition(condition);
     const copy = jsonCopy(state, "state");
+    await this.sessionScopes.register(address, "resources");
     return this.withKey(address, key, async (bucket, index) => {
       const current = await this.readValue(bucket.dir, key);
       const liveVersion = current?.state ? current.version : null;
@@ -186,6 +189,7 @@ export class FsResourceStore implements ResourceStore {
     assertAddress(address);
     assertString(key, "key");
     assertString(content, "content");
+    await this.sessionScopes.register(address, "resources");
     await this.withKey(address, key, (bucket) =>
       this.ctx.writeAtomic(
         this.contentFile(bucket.dir, key),
@@ -198,6 +202,22 @@ export class FsResourceStore implements ResourceStore {
     assertAddress(address);
     assertString(key, "key");
     await this.withKey(address, key, (bucket) => this.ctx.remove(this.contentFile(bucket.dir, key)));
+  }
+
+  /**
+   * Removes the bucket at `address` (a retired session's) with everything in it. An operation on it still
+   * in flight may write into it again; retention only removes buckets of sessions nothing runs in.
+   */
+  async dropBucket(address: ScopeAddress): Promise<void> {
+    await this.ctx.ready();
+    const id = addressId(address);
+    const bucket = this.buckets.get(id);
+    if (bucket !== undefined) {
+      // Its index log may still have commit lines queued: written first, so nothing writes after the removal.
+      await (await bucket.index.catch(() => null))?.flush().catch(() => {});
+      this.buckets.delete(id);
+    }
+    await this.ctx.removeDir(this.bucketDir(address));
   }
 
   /** Waits for index log writes still queued (commit lines are written lazily). */

@@ -10,6 +10,7 @@ import { DocTable } from "./internal/doc-table.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { addressId } from "./internal/naming.js";
+import type { SessionScopes } from "./internal/session-scopes.js";
 import {
   assertAddress,
   assertCondition,
@@ -25,6 +26,7 @@ export class FsScopeStateStore implements ScopeStateStore {
   constructor(
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
+    private readonly sessionScopes: SessionScopes,
   ) {
     this.table = new DocTable(ctx, "scope-state");
   }
@@ -45,6 +47,7 @@ export class FsScopeStateStore implements ScopeStateStore {
     assertCondition(condition);
     const copy = jsonCopy(value, "value");
     await this.ctx.ready();
+    await this.sessionScopes.register(address, "scopeState");
     const id = addressId(address);
     return this.mutex.run(`scope-state:${id}`, async () => {
       const current = await this.table.read(id);
@@ -53,5 +56,11 @@ export class FsScopeStateStore implements ScopeStateStore {
       await this.table.write(id, { value: copy, version });
       return { ok: true, version };
     });
+  }
+
+  /** Removes the record at `address` (a retired session's). */
+  async drop(address: ScopeAddress): Promise<void> {
+    const id = addressId(address);
+    await this.mutex.run(`scope-state:${id}`, () => this.table.remove(id));
   }
 }

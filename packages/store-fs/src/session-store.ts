@@ -43,6 +43,15 @@ class SessionIndex {
     if (record.parentSessionId !== undefined) addTo(this.byParent, record.parentSessionId, record.id);
   }
 
+  remove(id: string): void {
+    const summary = this.byId.get(id);
+    if (summary === undefined) return;
+    this.byId.delete(id);
+    removeFrom(this.byUser, summary.userId, id);
+    if (summary.orgId !== undefined) removeFrom(this.byOrg, summary.orgId, id);
+    if (summary.parentSessionId !== undefined) removeFrom(this.byParent, summary.parentSessionId, id);
+  }
+
   /** Summaries of the ids in `set` (or of every session when `set` is undefined). */
   pick(ids: Iterable<string> | undefined): Summary[] {
     if (ids === undefined) return [...this.byId.values()];
@@ -59,6 +68,13 @@ function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
   let set = map.get(key);
   if (!set) map.set(key, (set = new Set()));
   set.add(id);
+}
+
+function removeFrom(map: Map<string, Set<string>>, key: string, id: string): void {
+  const set = map.get(key);
+  if (set === undefined) return;
+  set.delete(id);
+  if (set.size === 0) map.delete(key);
 }
 
 /**
@@ -161,6 +177,16 @@ export class FsSessionStore implements SessionStore {
       if (metadata !== undefined) next.metadata = metadata;
       await this.table.write(id, next);
       return structuredClone(next);
+    });
+  }
+
+  /** Removes a session (retention retires ephemeral ones; the contract has no delete). */
+  async remove(id: string): Promise<void> {
+    await this.ctx.ready();
+    await this.mutex.run(`session:${id}`, async () => {
+      await this.table.remove(id);
+      const loaded = this.index.started();
+      if (loaded) (await loaded).remove(id);
     });
   }
 

@@ -122,6 +122,22 @@ export class FsContext {
     if (this.fsync) await fsyncDir(dir);
   }
 
+  /** Removes a folder and everything under it, if it exists, and makes the removal durable. */
+  async removeDir(dir: string): Promise<void> {
+    try {
+      await stat(dir);
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    await rm(dir, { recursive: true, force: true });
+    // The folders under it no longer exist: a later write there makes them again.
+    const inside = dir + path.sep;
+    for (const known of this.knownDirs)
+      if (known === dir || known.startsWith(inside)) this.knownDirs.delete(known);
+    if (this.fsync) await fsyncDir(path.dirname(dir));
+  }
+
   /** Removes a file if it exists and makes the removal durable. */
   async remove(file: string): Promise<void> {
     try {

@@ -108,26 +108,6 @@ function toJson(value: unknown): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;
 }
 
-/**
- * A copy of `record` after one of our writes. Copied with `Object.assign` onto a fresh object, then
- * assigned: a spread followed by more members gives every copy a map of its own (memory and time per
- * run), while this keeps one shared shape.
- */
-function withWrite(
-  record: RequestRecord,
-  version: number,
-  claim: RequestRecord["claim"],
-  status?: RequestRecord["status"],
-  startedAt?: string,
-): RequestRecord {
-  const copy: RequestRecord = Object.assign({}, record);
-  if (status !== undefined) copy.status = status;
-  if (startedAt !== undefined) copy.startedAt = startedAt;
-  copy.claim = claim;
-  copy.version = version;
-  return copy;
-}
-
 function toRequestError(error: unknown): RequestError {
   if (isFlowError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
   // Application errors keep their message on the record (its owner reads it); stacks never leave the host.
@@ -265,7 +245,14 @@ export class RequestRunner {
     };
     const result = await this.options.stores.requests.update(record.id, record.version, patch);
     if (!result.ok) return null;
-    return withWrite(record, result.version, patch.claim ?? undefined, "running", patch.startedAt);
+    // The record as claimed, copied with `Object.assign` onto a fresh object, then assigned: a spread followed
+    // by more members gives every copy a map of its own (memory and time per run); this keeps one shape.
+    const claimed: RequestRecord = Object.assign({}, record);
+    claimed.status = "running";
+    claimed.startedAt = patch.startedAt;
+    claimed.claim = patch.claim ?? undefined;
+    claimed.version = result.version;
+    return claimed;
   }
 
   /** The block and policy a stored action label names, looked up once per flow and label. */

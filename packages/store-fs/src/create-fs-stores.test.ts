@@ -205,6 +205,11 @@ describe("createFsStores", () => {
         requestRecord({ sessionId: session.id, status: "completed", createdAt: long, completedAt: long }),
       );
     }
+    // A refused write still registers its bucket, which then has no folder: retiring it is no error.
+    const refused = sessionAddress(eph.id, "never-written");
+    expect(await first.resources.putState(refused, "k", {}, { type: "version", version: 5 })).toMatchObject({
+      ok: false,
+    });
     const before = await listFiles(dir);
     await first.close();
 

@@ -124,29 +124,27 @@ export class FsContext {
 
   /** Removes a folder and everything under it, if it exists, and makes the removal durable. */
   async removeDir(dir: string): Promise<void> {
-    try {
-      await stat(dir);
-    } catch (error) {
-      if (isNotFound(error)) return;
-      throw error;
-    }
-    await rm(dir, { recursive: true, force: true });
-    // The folders under it no longer exist: a later write there makes them again.
+    // The folders under it are gone (or will be): a later write there makes them again.
     const inside = dir + path.sep;
     for (const known of this.knownDirs)
       if (known === dir || known.startsWith(inside)) this.knownDirs.delete(known);
-    if (this.fsync) await fsyncDir(path.dirname(dir));
+    await this.removeDurably(dir, () => rm(dir, { recursive: true }));
   }
 
   /** Removes a file if it exists and makes the removal durable. */
-  async remove(file: string): Promise<void> {
+  remove(file: string): Promise<void> {
+    return this.removeDurably(file, () => unlink(file));
+  }
+
+  /** Runs `removal` of `target`; a target already missing is no error and needs no fsync. */
+  private async removeDurably(target: string, removal: () => Promise<unknown>): Promise<void> {
     try {
-      await unlink(file);
+      await removal();
     } catch (error) {
       if (isNotFound(error)) return;
       throw error;
     }
-    if (this.fsync) await fsyncDir(path.dirname(file));
+    if (this.fsync) await fsyncDir(path.dirname(target));
   }
 }
 

@@ -214,7 +214,7 @@ export class FsResourceStore implements ResourceStore {
     const bucket = this.buckets.get(id);
     if (bucket !== undefined) {
       // Its index log may still have commit lines queued: written first, so nothing writes after the removal.
-      await (await bucket.index.catch(() => null))?.flush().catch(() => {});
+      await flushIndex(bucket);
       this.buckets.delete(id);
     }
     await this.ctx.removeDir(this.bucketDir(address));
@@ -222,10 +222,7 @@ export class FsResourceStore implements ResourceStore {
 
   /** Waits for index log writes still queued (commit lines are written lazily). */
   async flush(): Promise<void> {
-    for (const bucket of this.buckets.values()) {
-      const index = await bucket.index.catch(() => null);
-      await index?.flush().catch(() => {});
-    }
+    for (const bucket of this.buckets.values()) await flushIndex(bucket);
   }
 
   private withKey<T>(
@@ -300,6 +297,12 @@ export class FsResourceStore implements ResourceStore {
     if (doc !== null) checkKey(doc.key, key, file);
     return doc;
   }
+}
+
+/** Waits for a bucket's queued index log writes; a bucket whose index failed to load has none. */
+async function flushIndex(bucket: Bucket): Promise<void> {
+  const index = await bucket.index.catch(() => null);
+  await index?.flush().catch(() => {});
 }
 
 function checkKey(stored: unknown, key: string, file: string): void {

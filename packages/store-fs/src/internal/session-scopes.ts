@@ -38,7 +38,7 @@ export class SessionScopes {
     if (this.known.has(marker)) return;
     await this.ctx.ready();
     await this.mutex.run(`session-scopes:${address.scopeId}`, async () => {
-      const current = (await this.table.read(address.scopeId)) ?? { scopeState: [], resources: [] };
+      const current = await this.read(address.scopeId);
       if (!current[kind].includes(address.bucket)) {
         await this.table.write(address.scopeId, { ...current, [kind]: [...current[kind], address.bucket] });
       }

@@ -124,7 +124,9 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
     private readonly run: ClaimedRun,
     record: RequestRecord,
     principal: Principal,
+    input: { value: unknown; parsed: boolean },
   ) {
+    this.input = input;
     const { flow, session, policy } = run;
     this.budget = createTokenBudget(policy.tokenBudget);
     this.stores = host.stores;
@@ -171,11 +173,6 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
       this,
       input.parsed,
     );
-  }
-
-  /** See {@link prepareAction}. */
-  setInput(value: unknown, parsed: boolean): void {
-    this.input = { value, parsed };
   }
 
   emit(type: string, data: JsonObject): Promise<void> {
@@ -225,9 +222,11 @@ export async function prepareAction(
   record: RequestRecord,
   parsedBlockInput: { value: unknown } | undefined,
 ): Promise<PreparedRun> {
-  const actionRun = new ActionRun(host, run, record, principalOfRecord(record, run.session));
-  if (parsedBlockInput !== undefined) actionRun.setInput(parsedBlockInput.value, true);
-  else actionRun.setInput(actionInput(record.input, run.block), false);
+  const input =
+    parsedBlockInput !== undefined
+      ? { value: parsedBlockInput.value, parsed: true }
+      : { value: actionInput(record.input, run.block), parsed: false };
+  const actionRun = new ActionRun(host, run, record, principalOfRecord(record, run.session), input);
   await actionRun.scope.loadScopes();
   await actionRun.scope.load();
   return actionRun;

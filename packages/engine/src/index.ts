@@ -28,7 +28,7 @@ export {
   sessionView,
 } from "./http/handler.js";
 export { type ProblemDetails, problemFor, STATUS_BY_CODE, statusForError } from "./http/problem.js";
-export { DEFAULT_BODY_LIMIT, parseCookies } from "./http/request-body.js";
+export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseCookies } from "./http/request-body.js";
 export {
   formatSseEvent,
   type HttpRequest,

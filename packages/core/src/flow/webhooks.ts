@@ -37,7 +37,9 @@ export function normalizeWebhooks(
       `${where}: "webhooks" must be an object of provider → { on }, got ${describe(value)}.`,
     );
   }
-  const providers: Record<string, WebhookProviderBindings> = {};
+  // Built from entries: an assignment `map[name] = …` would set the prototype for the name `__proto__`
+  // instead of adding it, and drop that provider or event type without a word.
+  const providers: Array<[string, WebhookProviderBindings]> = [];
   for (const [provider, config] of Object.entries(value)) {
     assertPathName(where, "webhook provider name", provider);
     const at = `${where} webhook "${provider}"`;
@@ -49,13 +51,13 @@ export function normalizeWebhooks(
         `${at}: "on" must be an object of event type → binding, got ${describe(on)}.`,
       );
     }
-    const bindings: Record<string, WebhookBinding> = {};
+    const bindings: Array<[string, WebhookBinding]> = [];
     for (const [eventType, binding] of Object.entries(on)) {
       if (eventType === "") throw new DefinitionError(`${at}: event types must be non-empty.`);
       const bindingAt = `${at} event "${eventType}"`;
       assertOptions(bindingAt, binding);
       assertKnownKeys(bindingAt, binding, BINDING_KEYS);
-      bindings[eventType] = Object.freeze({
+      const normalized: WebhookBinding = Object.freeze({
         provider,
         eventType,
         block: requireBlock(bindingAt, "block", binding.block),
@@ -65,8 +67,9 @@ export function normalizeWebhooks(
         when: syncPredicate(bindingAt, binding.when),
         ...normalizePolicy(bindingAt, binding),
       });
+      bindings.push([eventType, normalized]);
     }
-    providers[provider] = Object.freeze({ on: Object.freeze(bindings) });
+    providers.push([provider, Object.freeze({ on: Object.freeze(Object.fromEntries(bindings)) })]);
   }
-  return Object.freeze(providers);
+  return Object.freeze(Object.fromEntries(providers));
 }

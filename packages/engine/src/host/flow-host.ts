@@ -125,6 +125,22 @@ export class FlowHost {
   }
 
   private checkWebhookProviders(): void {
+    for (const [provider, definition] of Object.entries(this.webhookProviders)) {
+      const where = `createFlowHost({ webhookProviders }): provider "${provider}"`;
+      if (typeof definition !== "object" || definition === null) {
+        throw new DefinitionError(`${where} must be an object with a verify function.`);
+      }
+      if (typeof definition.verify !== "function") {
+        throw new DefinitionError(
+          `${where} has no verify function; every delivery would be refused. Give it verify(rawBody, headers) => boolean.`,
+        );
+      }
+      for (const hook of ["eventType", "parse", "deliveryId", "acknowledge"] as const) {
+        if (definition[hook] !== undefined && typeof definition[hook] !== "function") {
+          throw new DefinitionError(`${where}: "${hook}" must be a function when given.`);
+        }
+      }
+    }
     for (const flow of this.registry.flows) {
       for (const [provider, bindings] of Object.entries(flow.definition.webhooks)) {
         const configured = Object.hasOwn(this.webhookProviders, provider)

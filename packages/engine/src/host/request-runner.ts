@@ -108,6 +108,35 @@ function toJson(value: unknown): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;
 }
 
+/** The refusal of an input JSON cannot hold (a BigInt, a cycle, nesting deeper than the serializer reaches). */
+function inputNotJson(error: unknown): FlowError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new FlowError("invalid-input", `The request input cannot be stored as JSON (${reason}).`);
+}
+
+/** An input as the JSON value a store keeps; one JSON cannot hold is an `invalid-input` refusal. */
+function inputJson(value: unknown): JsonValue {
+  try {
+    return toJson(value);
+  } catch (error) {
+    throw inputNotJson(error);
+  }
+}
+
+/**
+ * Why a store refused to create `record`, when the cause is its input: a JSON value handed over as is
+ * ({@link NewRequest.inputIsJson}) may still be nested too deeply for the store's serializer. Asked only
+ * after a refusal, so a stored request pays nothing for it; a store's own failure is not reclassified.
+ */
+function inputRefusal(record: RequestRecord): FlowError | undefined {
+  try {
+    JSON.stringify(record.input);
+    return undefined;
+  } catch (error) {
+    return inputNotJson(error);
+  }
+}
+
 function toRequestError(error: unknown): RequestError {
   if (isFlowError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
   // Application errors keep their message on the record (its owner reads it); stacks never leave the host.
@@ -168,7 +197,7 @@ export class RequestRunner {
       action: actionLabel(request.target),
       userId: request.principal.userId,
       status,
-      input: request.inputIsJson === true ? (request.input as JsonValue) : toJson(request.input),
+      input: request.inputIsJson === true ? (request.input as JsonValue) : inputJson(request.input),
       metadata: request.metadata ? { ...request.metadata } : {},
       durable: policy.durable,
       version: 1,
@@ -179,7 +208,11 @@ export class RequestRunner {
       record.error = error;
       record.completedAt = now;
     }
-    await this.options.stores.requests.create(record);
+    try {
+      await this.options.stores.requests.create(record);
+    } catch (error) {
+      throw (request.inputIsJson === true ? inputRefusal(record) : undefined) ?? error;
+    }
     return record;
   }
 
@@ -270,7 +303,10 @@ export class RequestRunner {
   private findTarget(flow: RegisteredFlow, action: string): RunTarget {
     if (action.startsWith("webhook:")) {
       const [, provider = "", ...rest] = action.split(":");
-      const binding = flow.definition.webhooks[provider]?.on[rest.join(":")];
+      const { webhooks } = flow.definition;
+      const on = Object.hasOwn(webhooks, provider) ? webhooks[provider]!.on : undefined;
+      const eventType = rest.join(":");
+      const binding = on !== undefined && Object.hasOwn(on, eventType) ? on[eventType] : undefined;
       if (binding) return { block: binding.block, policy: binding };
     } else {
       const definition = flow.definition.actions[action];

@@ -7,8 +7,33 @@ import { decodeUtf8 } from "./utf8.js";
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
- * Parses a JSON body: empty → `undefined`; malformed → 400 `invalid-json`. The size limit (413) is
- * enforced once, for every route, by the handler before any route runs.
+ * How deep a JSON body may nest. `JSON.parse` reads any depth, but what handles the value afterwards
+ * (`JSON.stringify` in the stores, schema parsers, structured clones) recurses and overflows the stack
+ * a few thousand levels down; a body deeper than this is refused as it arrives.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** Whether `value` nests arrays and objects more than `limit` levels deep (walked without recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop()!;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth > limit) return true;
+    for (const key in current) {
+      values.push((current as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+}
+
+/**
+ * Parses a JSON body: empty → `undefined`; malformed, or nested deeper than {@link MAX_JSON_DEPTH} →
+ * 400 `invalid-json`. The size limit (413) is enforced once, for every route, by the handler before any
+ * route runs.
  */
 export function parseJsonBody(request: HttpRequest): unknown {
   const raw = request.rawBody;
@@ -16,11 +41,17 @@ export function parseJsonBody(request: HttpRequest): unknown {
   const text = decodeUtf8(raw);
   if (text === null) throw new FlowError("invalid-json", "The request body is not valid UTF-8.");
   if (text.trim() === "") return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new FlowError("invalid-json", "The request body is not valid JSON.");
   }
+  // Each level takes at least two characters (`[]`): a shorter text cannot be too deep, and is not walked.
+  if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(body, MAX_JSON_DEPTH)) {
+    throw new FlowError("invalid-json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  return body;
 }
 
 /** An object body (or `{}` when empty); anything else is a 400. */

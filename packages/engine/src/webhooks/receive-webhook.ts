@@ -1,7 +1,9 @@
 import {
   FlowError,
+  hasErrorCode,
   type JsonObject,
   type Principal,
+  type RequestRecord,
   type SessionRecord,
   type WebhookBinding,
   type WebhookInboundEvent,
@@ -169,7 +171,18 @@ export async function receiveWebhook(
   request.input = input;
   // A payload straight from the default JSON parse, unchanged by a binding, is JSON already.
   request.inputIsJson = !definition.parse && !binding.input && !binding.inputSchema;
-  const record = await host.requests.submit(request);
+  let record: RequestRecord;
+  try {
+    record = await host.requests.submit(request);
+  } catch (error) {
+    // An input JSON cannot hold (a BigInt or a cycle from `input`, nesting too deep to store) is a failing
+    // input like any other: a failed request that never ran, recorded without the input.
+    if (!hasErrorCode(error, "invalid-input")) throw error;
+    request.input = null;
+    request.inputIsJson = true;
+    const failed = await host.requests.persistFailed(request, error);
+    return { status: 202, body: { requestId: failed.id } };
+  }
   return { status: 202, body: { requestId: record.id } };
 }
 

@@ -1,6 +1,7 @@
 import { defineFlow, handler } from "@flowrt/core";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { HostLogger } from "../host/logger.js";
 import { settle } from "../host/testing/fixtures.js";
 import type { WebhookProviderDefinition } from "../host/types.js";
@@ -124,6 +125,93 @@ describe("provider extractors and binding functions that misbehave", () => {
     const response = await post(host, "order.sessionThrows");
     expect(response.status).toBe(500);
     expectNothingDispatched(host);
+  });
+});
+
+describe("inputs JSON cannot hold are failing inputs: a failed request, never a 500", () => {
+  let ran = 0;
+  const counted = handler({
+    name: "counted",
+    inputSchema: z.any(),
+    execute: async () => {
+      ran++;
+      return "ran";
+    },
+  });
+  const odd = defineFlow({
+    kind: "odd",
+    authentication: { requireUser: false, defaultUserId: "bot" },
+    webhooks: {
+      stripe: {
+        on: {
+          "deep.event": { block: counted },
+          "bigint.event": { block: counted, input: () => ({ amount: 10n }) },
+          "cycle.event": {
+            block: counted,
+            input: () => {
+              const node: Record<string, unknown> = { id: "n" };
+              node.self = node;
+              return node;
+            },
+          },
+        },
+      },
+    },
+  });
+  const deliver = async (host: WebhookTestHost, body: string) => {
+    const response = await host.post("/odd/webhooks/stripe", body, {
+      "stripe-signature": alphaSignature(body),
+    });
+    expect(response.status).toBe(202);
+    return settle(host.host, (response.body as { requestId: string }).requestId);
+  };
+
+  it("a payload nested deeper than the store can serialize, an input with a BigInt, an input with a cycle", async () => {
+    ran = 0;
+    t = await startWebhookHost({ flows: [odd], webhookProviders: webhookProviders() });
+    let nested = "null";
+    for (let depth = 0; depth < 20_000; depth++) nested = `{"a":${nested}}`;
+    const bodies = [
+      `{"id":"evt_deep","type":"deep.event","data":${nested}}`,
+      stripeEvent("bigint.event", { id: "o_2" }),
+      stripeEvent("cycle.event", { id: "o_3" }),
+    ];
+    for (const body of bodies) {
+      const { record, events } = await deliver(t, body);
+      expect(record).toMatchObject({ status: "failed", input: null, error: { code: "invalid-input" } });
+      expect(record.error?.message).toContain("cannot be stored as JSON");
+      expect(events.map((e) => e.type)).toEqual(["request.failed"]);
+    }
+    expect(ran).toBe(0);
+    // Each delivery stored its session with its failed request: nothing is left behind without a request.
+    expect(t.writes.sessions).toHaveLength(3);
+    expect(t.writes.requests).toHaveLength(3);
+  });
+});
+
+describe("provider and event names that are also Object.prototype members", () => {
+  it("a provider and an event type named `__proto__` route and dispatch like any other", async () => {
+    const proto = defineFlow({
+      kind: "proto",
+      authentication: { requireUser: false, defaultUserId: "bot" },
+      webhooks: { ["__proto__"]: { on: { ["__proto__"]: { block: echo } } } },
+    });
+    t = await startWebhookHost({
+      flows: [proto],
+      webhookProviders: {
+        ["__proto__"]: {
+          verify: alphaWebhookVerifier(SECRET),
+          eventType: (payload) => (payload as { type: string }).type,
+        },
+      },
+    });
+    const body = JSON.stringify({ id: "evt_p", type: "__proto__" });
+    const response = await t.post("/proto/webhooks/__proto__", body, {
+      "stripe-signature": alphaSignature(body),
+    });
+    expect(response.status).toBe(202);
+    const { record } = await settle(t.host, (response.body as { requestId: string }).requestId);
+    expect(record).toMatchObject({ status: "completed", action: "webhook:__proto__:__proto__" });
   });
 });
 

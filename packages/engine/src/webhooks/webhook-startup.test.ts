@@ -66,6 +66,44 @@ describe("startup checks of webhook providers", () => {
     expect(error.message).toContain('"github"');
   });
 
+  it("a configured provider without a verify function (or with a hook that is not a function) fails to start", async () => {
+    const noVerify = await startFails({
+      flows: [github],
+      webhookProviders: { github: { eventType: () => "push" } as never },
+    });
+    expect(noVerify.name).toBe("DefinitionError");
+    expect(noVerify.message).toContain('provider "github" has no verify function');
+
+    // Also a provider no flow uses: its deliveries could only ever be refused.
+    const unused = await startFails({
+      flows: [github],
+      webhookProviders: {
+        github: { verify: () => true, eventType: () => "push" },
+        stripe: { verify: "whsec_x" } as never,
+      },
+    });
+    expect(unused.message).toContain('provider "stripe" has no verify function');
+
+    const badHook = await startFails({
+      flows: [github],
+      webhookProviders: { github: { verify: () => true, eventType: "push" } as never },
+    });
+    expect(badHook.message).toContain('"eventType" must be a function');
+  });
+
+  it("a provider named `__proto__` is a provider like any other: startup requires it configured", async () => {
+    const proto = defineFlow({
+      kind: "proto",
+      authentication: { requireUser: false, defaultUserId: "bot" },
+      webhooks: { ["__proto__"]: { on: { ["__proto__"]: { block: noop } } } },
+    });
+    expect(Object.keys(proto.webhooks)).toEqual(["__proto__"]);
+    expect(Object.keys(Object.values(proto.webhooks)[0]!.on)).toEqual(["__proto__"]);
+    const error = await startFails({ flows: [proto] });
+    expect(error.code).toBe("webhook-provider-not-configured");
+    expect(error.message).toContain('"__proto__"');
+  });
+
   it("a provider without eventType is fine for a flow with an empty `on` map, and configured providers start", async () => {
     const quiet = defineFlow({
       kind: "quiet",

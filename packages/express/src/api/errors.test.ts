@@ -26,7 +26,9 @@ describe("malformed JSON is 400 invalid-json on every route that reads a JSON bo
     const sid = await createSession(s.url, "open", {}, { userId: "bob" });
     await request(s.url).post(`${API}/sessions/${sid}/resources/notes`).send({ topic: "a" }).expect(201);
     const before = await dumpStores(s.stores);
-    for (const body of ['{"a":', "{'single': 1}", "nul", "\u00ff\u00fe"]) {
+    // The last: valid JSON nested deeper than the 512 levels a body may hold.
+    const tooDeep = `{"userId":"bob","input":${"[".repeat(600)}${"]".repeat(600)}}`;
+    for (const body of ['{"a":', "{'single': 1}", "nul", "\u00ff\u00fe", tooDeep]) {
       const res = await request(s.url)
         [method === "POST" ? "post" : "patch"](`${API}${template.replace(":sid", sid)}`)
         .set("content-type", "application/json")
@@ -34,6 +36,23 @@ describe("malformed JSON is 400 invalid-json on every route that reads a JSON bo
       expectProblem(res, 400, "invalid-json");
     }
     expect(await dumpStores(s.stores)).toEqual(before);
+  });
+});
+
+describe("nesting", () => {
+  it("a body nested 500 levels deep is an ordinary body; 513 levels is 400 invalid-json naming the limit", async () => {
+    const nested = (levels: number) => `${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}`;
+    const ok = await request(s.url)
+      .post(`${API}/open/actions/touch`)
+      .set("content-type", "application/json")
+      .send(`{"userId":"bob","metadata":{"deep":${nested(498)}}}`);
+    expect(ok.status).toBe(202);
+    const refused = await request(s.url)
+      .post(`${API}/open/actions/touch`)
+      .set("content-type", "application/json")
+      .send(`{"userId":"bob","metadata":{"deep":${nested(512)}}}`);
+    expectProblem(refused, 400, "invalid-json");
+    expect(refused.body.detail).toBe("The request body nests deeper than 512 levels.");
   });
 });
 

@@ -43,11 +43,18 @@ describe("rule 10: one resource definition per accessor name", () => {
     expect(error.details).toMatchObject({ rule: 10, accessor: "notes" });
   });
 
-  it("refuses a block whose accessor collides with a different flow-level definition", () => {
+  it("lets a flow-level declaration take priority over a block's different definition of the accessor", () => {
+    const flow = defineFlow({ kind: "f", resources: { notes: otherNotes }, actions: { a: usesNotes } });
+    expect(flow.resources).toEqual({ notes: otherNotes });
+    // The block keeps what it declared; the runtime hands it the flow's resource under that accessor.
+    expect(flow.actions.a?.block.resources).toEqual({ notes });
+  });
+
+  it("still refuses two blocks with different definitions when the flow also declares the accessor", () => {
     const error = definitionError(() =>
-      defineFlow({ kind: "f", resources: { notes: otherNotes }, actions: { a: usesNotes } }),
+      defineFlow({ kind: "f", resources: { notes }, actions: { a: usesNotes, b: usesOtherNotes } }),
     );
-    expect(error.message).toMatch(/accessor "notes" .* by flow "f" and by block "usesNotes"/);
+    expect(error.message).toMatch(/accessor "notes" .* by block "usesNotes" and by block "usesOtherNotes"/);
   });
 
   it("walks sequencer steps, router routes, rescue fallbacks and generators", () => {
@@ -58,8 +65,8 @@ describe("rule 10: one resource definition per accessor name", () => {
 
     const routed = router({ name: "r", routes: { x: plain, y: usesOtherNotes }, select: () => "x" });
     expect(
-      definitionError(() => defineFlow({ kind: "f", resources: { notes }, actions: { r: routed } })).message,
-    ).toMatch(/by flow "f" and by block "usesOtherNotes"/);
+      definitionError(() => defineFlow({ kind: "f", actions: { a: usesNotes, r: routed } })).message,
+    ).toMatch(/by block "usesNotes" and by block "usesOtherNotes"/);
 
     const writer = generator({ name: "writer", model, prompt: "p", resources: { notes: otherNotes } });
     const inner = sequencer({ name: "inner", steps: [usesNotes, writer] });
@@ -81,7 +88,8 @@ describe("rule 10: one resource definition per accessor name", () => {
   });
 
   it("allows different accessor names for different definitions", () => {
-    const both = handler({ name: "both", resources: { notes, otherNotes }, execute: () => 1 });
+    const drafts = defineResourceCollection({ pattern: "drafts/*", scope: "session", stateSchema: schema });
+    const both = handler({ name: "both", resources: { notes, drafts }, execute: () => 1 });
     expect(defineFlow({ kind: "f", actions: { a: usesNotes, b: both } }).actions.b?.block).toBe(both);
   });
 });

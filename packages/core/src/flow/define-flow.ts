@@ -18,6 +18,7 @@ import { normalizeReactions } from "./reactions.js";
 import {
   checkAccessorCollisions,
   checkNoUserScopeResources,
+  checkStorageOverlaps,
   flowResourceDeclarations,
 } from "./resource-rules.js";
 import { normalizeScopeConfig } from "./scope-config.js";
@@ -105,6 +106,7 @@ export function defineFlow<
     }
   }
   checkAccessorCollisions(kind, declarations);
+  checkStorageOverlaps(kind, declarations, fields);
   if (!fields.authentication.requireUser) {
     checkWithoutUser(kind, fields);
     checkNoUserScopeResources(kind, declarations);

@@ -1,17 +1,24 @@
 /**
  * Build-time rules over the resources a flow declares at every level: rule 10 (one definition per
- * accessor name) and the resource part of rule 11 (`requireUser: false` forbids user-scope resources).
+ * accessor name among blocks; flow-level declarations take priority), the storage-overlap rule (two
+ * definitions must not address the same stored key) and the resource part of rule 11 (`requireUser:
+ * false` forbids user-scope resources).
  */
 import type { AnyBlock, ResourceMap } from "../blocks/block-definition.js";
 import type { AnyResourceDefinition } from "../blocks/resource-ref.js";
 import { collectBlockResources } from "../blocks/walk-blocks.js";
 import { DefinitionError } from "../errors.js";
+import { singleResourcePath } from "../resources/identity.js";
+import { overlappingKey, storedKeySegments } from "../resources/key-overlap.js";
+import type { PatternSegment } from "../resources/pattern.js";
 
-interface Declaration {
+export interface Declaration {
   accessor: string;
   definition: AnyResourceDefinition;
   /** `flow "<kind>"` or `block "<name>"`, for messages. */
   declaredBy: string;
+  /** Declared in `defineFlow({ resources })` (it takes priority) or on a block. */
+  level: "flow" | "block";
 }
 
 /** Every resource declaration of a flow: its own `resources`, then each block tree's, in order. */
@@ -24,24 +31,40 @@ export function flowResourceDeclarations(
     accessor,
     definition,
     declaredBy: `flow "${flowKind}"`,
+    level: "flow",
   }));
   for (const root of roots) {
     for (const d of collectBlockResources(root)) {
-      out.push({ accessor: d.accessor, definition: d.definition, declaredBy: `block "${d.blockName}"` });
+      out.push({
+        accessor: d.accessor,
+        definition: d.definition,
+        declaredBy: `block "${d.blockName}"`,
+        level: "block",
+      });
     }
   }
   return out;
 }
 
 /**
- * Rule 10: an accessor name means one resource definition across the whole flow. Declaring the same
- * definition object twice is fine; a different one is refused even when one declaration is flow-level
- * (which would take priority at runtime), because the block that declared the other would silently
- * get a resource it did not ask for.
+ * The declarations the runtime uses: every flow-level one, and each block-level one whose accessor the
+ * flow does not declare itself (flow-level declarations take priority: a block asking for an accessor
+ * the flow declares gets the flow's resource, so its own declaration is never used).
+ */
+export function effectiveDeclarations(declarations: readonly Declaration[]): Declaration[] {
+  const flowLevel = new Set(declarations.filter((d) => d.level === "flow").map((d) => d.accessor));
+  return declarations.filter((d) => d.level === "flow" || !flowLevel.has(d.accessor));
+}
+
+/**
+ * Rule 10: two blocks may not declare different resource definitions under one accessor name (the same
+ * definition object is fine). A flow-level declaration is no collision: it takes priority, and every
+ * block naming that accessor gets the flow's resource.
  */
 export function checkAccessorCollisions(flowKind: string, declarations: readonly Declaration[]): void {
   const first = new Map<string, Declaration>();
   for (const d of declarations) {
+    if (d.level === "flow") continue;
     const earlier = first.get(d.accessor);
     if (earlier === undefined) {
       first.set(d.accessor, d);
@@ -53,6 +76,80 @@ export function checkAccessorCollisions(flowKind: string, declarations: readonly
       );
     }
   }
+}
+
+/** What decides where the runtime stores a flow's user- and org-scope resources. */
+export interface BucketFlags {
+  isolateUserState: boolean;
+  isolateOrgState: boolean;
+}
+
+/**
+ * The storage a declaration's keys live in, within one flow and one session (mirrors the engine's
+ * `resourceAddress`). Session scope is one space: a `sharedToLineage` resource resolves to the lineage's
+ * root session, which in the root session itself is the session, so it shares storage with the plain
+ * session resources there. User and org scope: the flow's own bucket when the resource sets
+ * `flowIsolation` or the flow isolates that scope, else the bucket shared by every flow.
+ */
+function storageOf(def: AnyResourceDefinition, flags: BucketFlags): string {
+  if (def.scope === "session") return "session";
+  const flowIsolation = "flowIsolation" in def && def.flowIsolation === true;
+  const isolated = flowIsolation || (def.scope === "user" ? flags.isolateUserState : flags.isolateOrgState);
+  return `${def.scope}:${isolated ? "flow" : "shared"}`;
+}
+
+/**
+ * Two different resource definitions of one flow must not address the same stored key in the same
+ * storage: instances live in one flat map under their full key, so a collection whose pattern covers
+ * another resource's key would list, read, overwrite and delete it with its own client and tool
+ * permissions (a hidden single resource behind a `*` collection with full client access, for example).
+ * The same definition object declared under several accessors is one resource and is fine; external
+ * collections store nothing and are not compared; block-level declarations shadowed by a flow-level
+ * one are never used and are not compared either. Across flows nothing is checked: sharing a user or
+ * org key between flows is how shared data works.
+ */
+export function checkStorageOverlaps(
+  flowKind: string,
+  declarations: readonly Declaration[],
+  flags: BucketFlags,
+): void {
+  const candidates: { d: Declaration; storage: string; segments: readonly PatternSegment[] }[] = [];
+  for (const d of effectiveDeclarations(declarations)) {
+    const segments = storedKeySegments(d.definition, d.accessor);
+    if (segments === undefined) continue;
+    candidates.push({ d, storage: storageOf(d.definition, flags), segments });
+  }
+  for (let i = 0; i < candidates.length; i++) {
+    for (let j = i + 1; j < candidates.length; j++) {
+      const a = candidates[i]!;
+      const b = candidates[j]!;
+      if (a.d.definition === b.d.definition || a.storage !== b.storage) continue;
+      const key = overlappingKey(a.segments, b.segments);
+      if (key === undefined) continue;
+      throw new DefinitionError(
+        `Flow "${flowKind}": resources "${a.d.accessor}" (${describe(a.d)}, declared by ${a.d.declaredBy}) and ` +
+          `"${b.d.accessor}" (${describe(b.d)}, declared by ${b.d.declaredBy}) can both address the stored key ` +
+          `"${key}" in ${a.d.definition.scope} scope; each would read, overwrite and delete the other's data with ` +
+          "its own client and tool permissions. Give one of them a key or pattern the other cannot match " +
+          "(for example a distinct literal prefix), or declare one definition object under both accessors.",
+        {
+          rule: "storage-overlap",
+          flow: flowKind,
+          accessors: [a.d.accessor, b.d.accessor],
+          declaredBy: [a.d.declaredBy, b.d.declaredBy],
+          scope: a.d.definition.scope,
+          key,
+        },
+      );
+    }
+  }
+}
+
+function describe(d: Declaration): string {
+  const def = d.definition;
+  return def.type === "single"
+    ? `single resource at key "${singleResourcePath(def, d.accessor)}"`
+    : `collection "${def.pattern}"`;
 }
 
 /** Rule 11, resource part: no user-scope resource anywhere in a `requireUser: false` flow. */

@@ -7,6 +7,7 @@ import {
 } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { problemFor } from "../http/problem.js";
 import { createClientResourceApi } from "./client-api.js";
 import { makeContext, rejection, STORE_FACTORIES } from "./testing/harness.js";
 
@@ -137,6 +138,43 @@ describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) =>
     expect(error.message).toContain('"owner"');
     expect(await stored("strict/x")).toBeNull();
   });
+
+  it.each([
+    ["a Date", "when", z.date().default(() => new Date(0)), "Date"],
+    ["NaN", "score", z.number().default(Number.NaN), "NaN"],
+    ["a bigint", "big", z.bigint().default(1n), "a bigint"],
+    [
+      "a nested Date",
+      "meta.0.at",
+      z.array(z.object({ at: z.date() })).default([{ at: new Date(0) }]),
+      "Date",
+    ],
+  ])(
+    "rule 6: a seed whose defaults yield %s is invalid-seed-state (400) naming the field; nothing stored or emitted",
+    async (_what, field, fieldSchema, found) => {
+      const top = field.split(".")[0]!;
+      const hook = vi.fn();
+      const odd = defineResourceCollection({
+        pattern: "odd/*",
+        scope: "session",
+        stateSchema: z.object({ title: z.string().default("t"), [top]: fieldSchema }),
+        onInstanceCreated: hook,
+        client: { state: { read: true }, content: { read: true, create: true } },
+      });
+      const t = makeContext(stores);
+      const api = createClientResourceApi(t.ctx, { odd });
+      const error = await rejection(api.createItem("odd", { topic: "x", content: "body" }));
+      expect(error.code).toBe("invalid-seed-state");
+      expect(error.details).toMatchObject({ resource: "odd", field });
+      expect(error.message).toContain(`yields ${found} at field "${field}", which is not JSON`);
+      expect(problemFor(error)).toMatchObject({ status: 400, code: "invalid-seed-state", field });
+      expect(await stored("odd/x")).toBeNull();
+      expect(await stores.resources.getContent(address, "odd/x")).toBeNull();
+      expect(t.events).toEqual([]);
+      expect(t.reactions).toEqual([]);
+      expect(hook).not.toHaveBeenCalled();
+    },
+  );
 
   it("rule 7: POST on an existing topic is topic-exists; of two simultaneous creates one wins and the other writes no content", async () => {
     const { api } = open();

@@ -50,6 +50,8 @@ export const ERROR_CODES = {
   "token-budget-exceeded": "A generator or action used more tokens than its budget allows.",
   "step-limit-exceeded": "A generator reached its step limit.",
   "request-aborted": "The request was aborted.",
+  "reserved-event-type":
+    "A block emitted (ctx.emit) an event type the engine writes itself: request.*, block.*, text.delta, tool.call, tool.result, state_change or resource_change.",
   "webhook-verification-failed": "The webhook delivery's signature did not verify.",
   "webhook-provider-not-configured": "A flow declares a webhook provider that the host did not configure.",
   "webhook-parse-failed": "The webhook delivery's body could not be parsed.",

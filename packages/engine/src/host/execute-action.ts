@@ -1,14 +1,16 @@
-import type {
-  AnyBlock,
-  BlockContext,
-  BlockLogger,
-  JsonObject,
-  Principal,
-  ReactionDefinition,
-  RequestRecord,
+import {
+  type AnyBlock,
+  type BlockContext,
+  type BlockLogger,
+  FlowError,
+  type JsonObject,
+  type Principal,
+  type ReactionDefinition,
+  type RequestRecord,
 } from "@flowrt/core";
 import { executeBlock } from "../blocks/execute-block.js";
 import { type BlockRun, createTokenBudget, runAction, type TokenBudget } from "../blocks/index.js";
+import { isEngineEventType } from "../requests/event-types.js";
 import {
   createContentTools,
   createResourceScope,
@@ -141,8 +143,26 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
 
   /** `ctx.emit`. */
   get contextEmit(): (event: { type: string; data?: JsonObject }) => Promise<void> {
-    this.emitter ??= (event) => this.emit(event.type, event.data ?? {});
+    this.emitter ??= (event) => this.emitOwn(event);
     return this.emitter;
+  }
+
+  /**
+   * An event of the application's own: a type the engine writes itself (`request.*`, `block.*`,
+   * `text.delta`, …) is refused with `reserved-event-type` and nothing is appended.
+   */
+  private emitOwn(event: { type: string; data?: JsonObject }): Promise<void> {
+    const { type } = event;
+    if (typeof type === "string" && isEngineEventType(type)) {
+      return Promise.reject(
+        new FlowError(
+          "reserved-event-type",
+          `ctx.emit refused "${type}": the engine writes request.*, block.*, text.delta, tool.call, tool.result, state_change and resource_change itself; give the event a type of your own (e.g. "progress"). Nothing was appended.`,
+          { details: { type } },
+        ),
+      );
+    }
+    return this.emit(type, event.data ?? {});
   }
 
   get signal(): AbortSignal {

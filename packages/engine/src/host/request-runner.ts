@@ -18,7 +18,7 @@ import {
 } from "@flowrt/core";
 import { isoNow } from "../requests/clock.js";
 import { newId } from "../requests/new-id.js";
-import { RunAbort } from "../requests/run-abort.js";
+import { RunAbort, writeAfterAbort } from "../requests/run-abort.js";
 import type { HostLogger } from "./logger.js";
 import type { FlowRegistry, RegisteredFlow } from "./registry.js";
 
@@ -55,7 +55,10 @@ export interface ClaimedRun {
   readonly policy: ActionDefinition | WebhookBinding;
   /** The run's abort switch: `abort.aborted` is free, `abort.signal` is made on first read. */
   readonly abort: RunAbort;
-  /** Appends an event to the request's log. */
+  /**
+   * Appends an event to the request's log; once the run is aborted, refused (`request-aborted`) with
+   * nothing appended: the terminal event is the log's last.
+   */
   emit(type: string, data: JsonObject): Promise<unknown>;
 }
 
@@ -384,6 +387,8 @@ export class RequestRunner {
     };
     if (record.orgId) entry.orgId = record.orgId;
     await stores.requests.markActive(entry);
+    // Aborted while it was being claimed or started: `request.aborted` is already written, nothing may follow.
+    if (lease.abort.aborted) throw writeAfterAbort("event", "request.started");
     const started: JsonObject = { action: record.action, sessionId: record.sessionId };
     if (record.metadata.webhook) started.webhook = record.metadata.webhook;
     await this.emit(record.id, "request.started", started);
@@ -599,6 +604,9 @@ class ActiveRun implements ClaimedRun {
   }
 
   emit(type: string, data: JsonObject): Promise<unknown> {
+    // Aborted (here, by the abort route, or by a claim that lapsed): the terminal event is written or on its
+    // way, and nothing of the run may follow it.
+    if (this.abort.aborted) return Promise.reject(writeAfterAbort("event", type));
     return this.runner.emit(this.id, type, data);
   }
 }

@@ -51,6 +51,41 @@ describe("request event stream", () => {
     await stores.close();
   });
 
+  it("a resume past the end of a finished request's log ends at once, whatever the seq", async () => {
+    const stores = createMemoryStores();
+    for (const type of ["request.started", "block.started", "block.completed", "request.completed"])
+      await append(stores, "r5", type);
+    for (const afterSeq of [5, 6, 999]) {
+      const started = Date.now();
+      const events = await collect(
+        streamRequestEvents(stores.requests, "r5", {
+          afterSeq,
+          isFinished: async () => true,
+          terminalGraceMs: 5_000,
+        }),
+      );
+      expect(events).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    }
+    await stores.close();
+  });
+
+  it("a finished request whose terminal event never came ends at once for a resume past its log", async () => {
+    const stores = createMemoryStores();
+    await append(stores, "r6", "request.started");
+    const started = Date.now();
+    const events = await collect(
+      streamRequestEvents(stores.requests, "r6", {
+        afterSeq: 3,
+        isFinished: async () => true,
+        terminalGraceMs: 5_000,
+      }),
+    );
+    expect(events).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await stores.close();
+  });
+
   it("replays after a seq, then follows live appends in order, without gaps or repeats", async () => {
     const stores = createMemoryStores();
     for (const type of ["request.started", "block.started", "text.delta"]) await append(stores, "r4", type);

@@ -19,7 +19,8 @@ export interface StreamOptions {
  * The events of one request in `seq` order, without gaps or repeats: replayed from the store's log,
  * then live. The stream subscribes before it reads the log, so an event appended in between is
  * neither lost nor doubled; a live event that arrives ahead of a gap makes it re-read the log. It ends
- * after a terminal event, or when `signal` aborts.
+ * after a terminal event, at once when a finished request has nothing after `afterSeq` (a resume at or
+ * past the end), or when `signal` aborts.
  */
 export async function* streamRequestEvents(
   store: RequestStore,
@@ -74,9 +75,14 @@ export async function* streamRequestEvents(
             needLog = true; // finished while we waited: the log holds the end
             break;
           }
-          // Everything up to the terminal event was already delivered (a resume after the end).
-          const seen = last > 0 ? (await store.readEvents(requestId, last - 1, 1))[0] : undefined;
-          if (seen && TERMINAL_EVENT_TYPES.has(seen.type)) return;
+          // Nothing stored after `last`, and the client has seen everything when `last` is the terminal
+          // event, or lies past the end of the log (a resume past the end): a finished request appends
+          // at most its terminal event, which would land at or before `last`. The stream ends as after
+          // a terminal event, with nothing sent.
+          if (last > 0) {
+            const seen = (await store.readEvents(requestId, last - 1, 1))[0];
+            if (seen === undefined || TERMINAL_EVENT_TYPES.has(seen.type)) return;
+          }
           finishedAt ??= Date.now();
           if (Date.now() - finishedAt >= (options.terminalGraceMs ?? 5_000)) return;
           waitMs = 25; // the terminal event is on its way: look again soon

@@ -1,3 +1,5 @@
+import { FlowError } from "@flowrt/core";
+
 /**
  * The abort switch of one request run. Reading an `AbortController`'s `signal` builds an `EventTarget`
  * (microseconds each, and garbage), while most runs never hand a signal to anything: the controller is
@@ -26,4 +28,27 @@ export class RunAbort {
     this.why = reason;
     this.controller?.abort(reason);
   }
+}
+
+/** What a write asks of the run it belongs to: whether its abort switch is set (absent outside a run). */
+export interface AbortState {
+  readonly aborted?: boolean | undefined;
+}
+
+/**
+ * Refuses a run's write once the run is aborted: `request-aborted`, thrown before anything is stored.
+ * The message (`… state write to "notes/a" …`) is made only when it is thrown, so the write of a
+ * running request builds nothing for the check. `run` is undefined (or has no `aborted`) outside a
+ * request, e.g. for a client call, which is never refused here.
+ */
+export function refuseIfAborted(run: AbortState | undefined, what: string, name: string): void {
+  if (run?.aborted === true) throw writeAfterAbort(what, name);
+}
+
+/** The `request-aborted` refusal of a write after the abort (`what` "create of", `name` "notes/a"). */
+export function writeAfterAbort(what: string, name: string): FlowError {
+  return new FlowError(
+    "request-aborted",
+    `The request was aborted: ${what} "${name}" was refused and nothing was stored.`,
+  );
 }

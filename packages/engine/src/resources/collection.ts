@@ -14,6 +14,7 @@ import {
   type ScopeAddress,
   type WriteCondition,
 } from "@flowrt/core";
+import { refuseIfAborted } from "../requests/run-abort.js";
 import { applyPatch } from "../state/delta.js";
 import { acceptState, StateCell } from "../state/state-cell.js";
 import { resourceCellBackend } from "./cell-backends.js";
@@ -124,7 +125,7 @@ export class CollectionRuntime implements ContentOwner {
       const cell = new StateCell({
         name: path,
         schema: this.def.stateSchema,
-        backend: resourceCellBackend(this.store, this.address, path),
+        backend: resourceCellBackend(this.store, this.address, path, undefined, this.ctx),
         mustExist: true,
         onChange: ({ next, previous, created }) => this.stateChanged(identity, created, next, previous),
       });
@@ -341,6 +342,7 @@ export class CollectionRuntime implements ContentOwner {
 
   /** The create-only write of a new instance's state; its version. */
   private async insert(path: string, value: JsonObject): Promise<number> {
+    refuseIfAborted(this.ctx, "create of", path);
     // With a capacity, a create on a live key must be refused before room is made (nothing evicted);
     // without one, the create-only write below is the whole check.
     if (this.def.maxInstances !== undefined) {
@@ -414,6 +416,7 @@ export class CollectionRuntime implements ContentOwner {
    * version read here (the client DELETE): a lost race throws `delete-conflict` and leaves the item and its content intact.
    */
   async remove(path: string, guarded: boolean): Promise<boolean> {
+    refuseIfAborted(this.ctx, "delete of", path);
     const record = await this.store.getState(this.address, path);
     if (record === null) return false;
     const condition: WriteCondition = guarded
@@ -471,6 +474,7 @@ export class CollectionRuntime implements ContentOwner {
   /** Writes the content of the instance at `path` (which must be live) and announces it. */
   async writeContentAt(path: string, content: string): Promise<void> {
     assertContent(path, content);
+    refuseIfAborted(this.ctx, "writeContent to", path);
     await this.store.putContent(this.address, path, content);
     await announceChange(this.ctx, {
       def: this.def,

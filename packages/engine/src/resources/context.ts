@@ -65,6 +65,12 @@ export interface ResourceRuntimeContext {
   /** `null` outside a request (e.g. client HTTP routes). */
   requestId: string | null;
   signal: AbortSignal;
+  /**
+   * Whether the request run is aborted (free to read, unlike `signal`): every write through this context
+   * (state, content, collection create and delete) is then refused with `request-aborted` before anything
+   * is stored. Absent outside a request.
+   */
+  readonly aborted?: boolean;
   log: BlockLogger;
   /** Appends an event to the request's stream; a no-op outside a request. */
   emit(type: ResourceEventType, data: JsonObject): Promise<void>;

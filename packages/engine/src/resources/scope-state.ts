@@ -86,7 +86,7 @@ export class ScopeStateHandle implements StateHandle<JsonObject> {
     const cell = new StateCell({
       name: scope,
       schema,
-      backend: scopeStateCellBackend(ctx.stores.scopeState, address),
+      backend: scopeStateCellBackend(ctx.stores.scopeState, address, ctx),
       onChange: async ({ next }) => {
         const client = config?.client;
         if (client === undefined) return;

@@ -6,6 +6,7 @@ import {
   type SingleResourceDefinition,
   singleResourcePath,
 } from "@flowrt/core";
+import { refuseIfAborted } from "../requests/run-abort.js";
 import { StateCell } from "../state/state-cell.js";
 import { resourceCellBackend } from "./cell-backends.js";
 import { initialContent, renderContent, type TemplateSource } from "./content.js";
@@ -42,7 +43,7 @@ export class SingleResourceRuntime implements ContentOwner {
     const cell = new StateCell({
       name: accessor,
       schema: def.stateSchema,
-      backend: resourceCellBackend(ctx.stores.resources, address, identity.path, initial),
+      backend: resourceCellBackend(ctx.stores.resources, address, identity.path, initial, ctx),
       writable: def.writable,
       onChange: ({ next, previous }) =>
         announceChange(ctx, {
@@ -73,6 +74,7 @@ export class SingleResourceRuntime implements ContentOwner {
 
   async writeContent(instance: ResourceInstance, content: string): Promise<void> {
     assertContent(this.accessor, content);
+    refuseIfAborted(this.ctx, "writeContent to", this.accessor);
     await this.ctx.stores.resources.putContent(this.address, instance.path, content);
     await announceChange(this.ctx, {
       def: this.def,

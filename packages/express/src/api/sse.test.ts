@@ -47,7 +47,7 @@ describe("GET /requests/:id/stream", () => {
     expectStreamHeaders(connection);
     // Live: the first events are already there; the rest come after the release.
     const first: SseMessage[] = [];
-    while (eventsOf(first).filter((e) => e.event === "text.delta").length < 2) {
+    while (eventsOf(first).filter((e) => e.event === "progress").length < 2) {
       const message = await connection.next();
       if (message === null) throw new Error("stream ended early");
       first.push(message);
@@ -65,7 +65,7 @@ describe("GET /requests/:id/stream", () => {
     }
     expect(events[0]?.event).toBe("request.started");
     expect(events.at(-1)?.event).toBe("request.completed");
-    expect(events.filter((e) => e.event === "text.delta").map((e) => e.data.text)).toEqual([
+    expect(events.filter((e) => e.event === "progress").map((e) => e.data.text)).toEqual([
       "b1",
       "b2",
       "a1",

@@ -113,7 +113,10 @@ const touch = handler({
   },
 });
 
-/** Emits `before` custom events, optionally holds, then emits `after` more. */
+/**
+ * Emits `before` custom `progress` events, optionally holds, then emits `after` more. (A custom type: the
+ * engine's own types, `text.delta` included, are refused to `ctx.emit`.)
+ */
 const steps = handler({
   name: "steps",
   inputSchema: z.object({
@@ -122,9 +125,9 @@ const steps = handler({
     hold: z.boolean(),
   }),
   execute: async (input, ctx) => {
-    for (let i = 1; i <= input.before; i++) await ctx.emit({ type: "text.delta", data: { text: `b${i}` } });
+    for (let i = 1; i <= input.before; i++) await ctx.emit({ type: "progress", data: { text: `b${i}` } });
     if (input.hold) await held(ctx.signal);
-    for (let i = 1; i <= input.after; i++) await ctx.emit({ type: "text.delta", data: { text: `a${i}` } });
+    for (let i = 1; i <= input.after; i++) await ctx.emit({ type: "progress", data: { text: `a${i}` } });
     return { emitted: input.before + input.after };
   },
 });

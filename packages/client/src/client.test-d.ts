@@ -37,6 +37,10 @@ describe("client types", () => {
     void client.invoke<{ key: string }>("notebook", "addNote", { input: { key: 1 } });
     // @ts-expect-error input is required
     void client.invoke("notebook", "addNote", { sessionId: "s1" });
+    // Without a resolver the body names the user, also on an existing session.
+    void client.invoke("notebook", "addNote", { input: {}, sessionId: "s1", userId: "u1" });
+    // @ts-expect-error userId is a string
+    void client.invoke("notebook", "addNote", { input: {}, userId: 1 });
   });
 
   it("narrows stream events with isStreamEvent and isTerminalEvent", () => {

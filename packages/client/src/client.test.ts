@@ -98,6 +98,10 @@ describe("routes and bodies", () => {
     expect(JSON.parse(create.body)).toEqual({ title: "T", userId: "u1" });
     const invoke = s.requests.find((r) => r.url.includes("/actions/"))!;
     expect(JSON.parse(invoke.body)).toEqual({ input: { key: "a" }, sessionId: "s1" });
+    // Without a resolver the server reads body.userId on every action call, existing session or not.
+    await client.invoke("notebook", "addNote", { input: { key: "b" }, sessionId: "s1", userId: "u1" });
+    const named = s.requests.filter((r) => r.url.includes("/actions/")).at(-1)!;
+    expect(JSON.parse(named.body)).toEqual({ input: { key: "b" }, sessionId: "s1", userId: "u1" });
     const abort = s.requests.find((r) => r.url.endsWith("/abort"))!;
     expect(abort.body).toBe("");
     expect(abort.headers["content-type"]).toBeUndefined();

@@ -81,6 +81,12 @@ export interface ActiveRequest {
 export interface InvokeBody<TInput = unknown> {
   input: TInput;
   sessionId?: string;
+  /**
+   * Read only when no resolver is configured (the development default), and then needed on every call,
+   * with or without `sessionId` (naming a session does not name its user): the server answers 401
+   * without one unless the flow sets `requireUser: false`. With a resolver the principal decides.
+   */
+  userId?: string;
 }
 
 /** 202 answer of an action call (and of a retry). */

@@ -38,7 +38,7 @@ describe("createFlowRouter", () => {
 
     const invoked = await request(served.url)
       .post("/api/flows/notebook/actions/addNote")
-      .send({ sessionId, input: { key: "a", title: "First" } })
+      .send({ sessionId, userId: "u1", input: { key: "a", title: "First" } })
       .expect(202);
     expect(invoked.body).toEqual({ requestId: expect.any(String), sessionId });
     const record = await waitForRequest(served, invoked.body.requestId);

@@ -23,7 +23,7 @@ beforeAll(async () => {
   sessionId = session.body.session.id;
   const invoked = await request(served.url)
     .post("/api/flows/notebook/actions/addNote")
-    .send({ sessionId, input: { key: "a", title: "A" } })
+    .send({ sessionId, userId: "u1", input: { key: "a", title: "A" } })
     .expect(202);
   requestId = invoked.body.requestId;
 });

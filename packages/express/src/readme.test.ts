@@ -37,7 +37,7 @@ test("the README example runs as written and serves the API", async () => {
     const created = await request(url).post("/notebook/sessions").send({ userId: "ada" }).expect(201);
     await request(url)
       .post("/notebook/actions/addNote")
-      .send({ sessionId: created.body.session.id, input: { key: "a", title: "A" } })
+      .send({ sessionId: created.body.session.id, userId: "ada", input: { key: "a", title: "A" } })
       .expect(202);
   } finally {
     child.kill("SIGKILL");

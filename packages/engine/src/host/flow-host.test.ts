@@ -240,6 +240,76 @@ describe.each(storeFactories)("runtime host on the $name store", (factory) => {
     expect((await rejection(host.getRequest(request.id, headerCaller("u2")))).code).toBe("forbidden");
     expect((await host.getRequest(request.id, headerCaller("u1"))).status).toBe("completed");
   });
+
+  it("the session's bound org holds on addressed routes too: the same user from another org (or none) gets OrgBindingMismatchError", async () => {
+    const o1 = headerCaller("u1", { "x-org": "o1" });
+    const { request, session } = await host.invoke("notebook", "addNote", o1, {
+      input: { key: "a", title: "x" },
+    });
+    await settle(host, request.id);
+    for (const caller of [headerCaller("u1", { "x-org": "o2" }), headerCaller("u1")]) {
+      for (const refused of [
+        () => host.getSession(session.id, caller),
+        () => host.snapshot(session.id, caller),
+        () => host.listChildren(session.id, caller),
+        () => host.resourceApi(session.id, caller),
+        () => host.getRequest(request.id, caller),
+        () => host.abortRequest(request.id, caller),
+        () => host.retryRequest(request.id, caller),
+        () => host.createSession("notebook", caller, { parentSessionId: session.id }),
+      ]) {
+        expect((await rejection(refused())).code).toBe("org-binding-mismatch");
+      }
+    }
+    // Another user is still "forbidden" first, whatever the org; the owner in the bound org passes.
+    expect((await rejection(host.getSession(session.id, headerCaller("u2", { "x-org": "o2" })))).code).toBe(
+      "forbidden",
+    );
+    expect((await host.snapshot(session.id, o1)).clientData.session).toEqual({ added: 1 });
+    expect((await allRequests(host)).map((r) => r.id)).toEqual([request.id]);
+    expect((await host.stores.sessions.list({})).total).toBe(1);
+  });
+});
+
+describe("open mode and listings", () => {
+  const noop = handler({ name: "noop", execute: async () => "ok" });
+  const open = defineFlow({ kind: "open", actions: { noop: { block: noop } } });
+
+  it("without any resolver an action naming a session but no userId is 401, as without the session", async () => {
+    await withHost({ flows: [open] }, async (host) => {
+      const session = await host.createSession("open", { source: "http" }, { userId: "bob" });
+      const caller = { source: "http" as const };
+      expect((await rejection(host.invoke("open", "noop", caller, { sessionId: session.id }))).code).toBe(
+        "unauthorized",
+      );
+      expect((await rejection(host.invoke("open", "noop", caller, {}))).code).toBe("unauthorized");
+      expect(await allRequests(host)).toEqual([]);
+      expect((await host.stores.sessions.list({})).total).toBe(1);
+      const { request } = await host.invoke("open", "noop", caller, { sessionId: session.id, userId: "bob" });
+      expect((await settle(host, request.id)).record).toMatchObject({ status: "completed", userId: "bob" });
+    });
+  });
+
+  it("a listing is never refused: an unidentified caller gets nothing; several userId values must all match", async () => {
+    const shared = defineFlow({ kind: "shared", actions: { noop: { block: noop } } });
+    // The header resolver as a host-level one (which takes a string userId).
+    const resolvePrincipal = async (c: PrincipalResolutionContext) => {
+      const { userId } = await headerResolver(c);
+      return typeof userId === "string" ? { userId } : null;
+    };
+    await withHost({ flows: [shared], resolvePrincipal }, async (host) => {
+      const mine = await host.createSession("shared", headerCaller("u1"));
+      for (const caller of [headerCaller(), headerCaller("throw"), headerCaller("teapot")]) {
+        expect(await host.listSessions(caller)).toEqual([]);
+        expect(await host.listActiveRequests(caller)).toEqual([]);
+      }
+      const ids = async (userId: string[]) =>
+        (await host.listSessions(headerCaller("u1"), { userId })).map((s) => s.id);
+      expect(await ids(["u1", "u1"])).toEqual([mine.id]);
+      expect(await ids(["u1", "u2"])).toEqual([]);
+      expect(await ids([])).toEqual([mine.id]);
+    });
+  });
 });
 
 describe("instance ownership", () => {

@@ -215,8 +215,9 @@ export class FlowHost {
   }
 
   /**
-   * Loads an addressed session and checks its owner before anything else runs. The governing flow is
-   * the session's recorded owner. Flows without any resolver are open (development mode).
+   * Loads an addressed session and checks its owner, then its bound org (as an action on it would), before
+   * anything else runs. The governing flow is the session's recorded owner. Flows without any resolver are
+   * open (development mode).
    */
   async authorizeSession(
     sessionId: string,
@@ -227,6 +228,7 @@ export class FlowHost {
     if (caller.principal || this.hasResolver(flow)) {
       const { principal } = await this.principalFor(flow, caller, { sessionId });
       this.sessions.assertOwner(session, principal);
+      this.sessions.assertOrgBinding(session, principal);
     }
     return { session, flow };
   }
@@ -241,12 +243,14 @@ export class FlowHost {
     const flow = this.registry.ownerOf(request);
     if (caller.principal || this.hasResolver(flow)) {
       const { principal } = await this.principalFor(flow, caller, { sessionId: request.sessionId });
-      // The request's session carries the full owner (user and tenant); the record's userId is the fallback.
+      // The request's session carries the full owner (user and tenant) and the bound org; the record's
+      // userId and orgId are the fallback.
       const session = await this.stores.sessions.get(request.sessionId);
       if (session) this.sessions.assertOwner(session, principal);
       if (principal.userId !== request.userId) {
         throw new FlowError("forbidden", "This request belongs to another owner.");
       }
+      this.sessions.assertOrgBinding(session ?? { id: request.sessionId, orgId: request.orgId }, principal);
     }
     return { request, flow };
   }
@@ -287,13 +291,12 @@ export class FlowHost {
 
   /**
    * The caller's sessions across flows. With a host-level resolver the caller is identified once and
-   * only their rows come back (`userId` can only narrow); without one, only flows that have no
-   * resolver of their own are listed (their sessions are open by the specification's development default).
+   * only their rows come back; without one, only flows that have no resolver of their own are listed
+   * (their sessions are open by the specification's development default). Never refused: a caller the
+   * host resolver cannot identify gets an empty list. `userId` and `flowId` (one value or several, each
+   * of which a row must match) only narrow.
    */
-  async listSessions(
-    caller: Caller,
-    query: { userId?: string; flowId?: string } = {},
-  ): Promise<SessionRecord[]> {
+  async listSessions(caller: Caller, query: ListingQuery = {}): Promise<SessionRecord[]> {
     const scope = await this.listingScope(caller, query);
     if (!scope) return [];
     const page = await this.stores.sessions.list({
@@ -301,23 +304,42 @@ export class FlowHost {
       flowIds: scope.flowIds,
       limit: 200,
     });
-    return page.items;
+    // The store narrows by user; the addressed routes' owner rule (a session's tenant) applies too.
+    const owner = scope.owner;
+    return owner ? page.items.filter((session) => this.sessions.isOwner(session, owner)) : page.items;
   }
 
-  async listActiveRequests(caller: Caller, query: { userId?: string; flowId?: string } = {}) {
+  /** The caller's active requests, scoped as {@link listSessions}. */
+  async listActiveRequests(caller: Caller, query: ListingQuery = {}) {
     const scope = await this.listingScope(caller, query);
     if (!scope) return [];
-    return this.stores.requests.listActive({
+    const entries = await this.stores.requests.listActive({
       ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
       flowIds: scope.flowIds,
     });
+    const owner = scope.owner;
+    if (!owner || entries.length === 0) return entries;
+    // An entry carries no tenant: its session does (as on the addressed request routes).
+    const sessions = await Promise.all(entries.map((entry) => this.stores.sessions.get(entry.sessionId)));
+    return entries.filter((_entry, i) => {
+      const session = sessions[i];
+      return !session || this.sessions.isOwner(session, owner);
+    });
   }
 
+  /**
+   * What a listing may return: the user to list (`undefined`: any, in open flows), the flows, and the
+   * identified caller whose owner rule rows must pass; `null` when nothing can match (an unidentified
+   * caller, or narrowing values that disagree).
+   */
   private async listingScope(
     caller: Caller,
-    query: { userId?: string; flowId?: string },
-  ): Promise<{ userId?: string; flowIds: string[] } | null> {
-    const wanted = (ids: string[]) => (query.flowId ? ids.filter((id) => id === query.flowId) : ids);
+    query: ListingQuery,
+  ): Promise<{ userId?: string; flowIds: string[]; owner?: Principal } | null> {
+    const userId = agreedValue(query.userId);
+    const flowId = agreedValue(query.flowId);
+    if (userId === null || flowId === null) return null;
+    const wanted = (ids: string[]) => (flowId ? ids.filter((id) => id === flowId) : ids);
     if (caller.principal || this.options.resolvePrincipal) {
       const principal =
         caller.principal ??
@@ -330,15 +352,17 @@ export class FlowHost {
           },
           this.logger,
         ));
-      if (query.userId !== undefined && query.userId !== principal.userId) return null;
+      // Specification: listings are scoped to the caller and never rejected; an unidentified caller is nobody.
+      if (!principal) return null;
+      if (userId !== undefined && userId !== principal.userId) return null;
       // Flows with their own resolver may identify users differently: list only flows the host resolver governs.
       const flowIds = this.registry.flows
         .filter((f) => !f.definition.authentication.resolvePrincipal)
         .map((f) => f.id);
-      return { userId: principal.userId, flowIds: wanted(flowIds) };
+      return { userId: principal.userId, flowIds: wanted(flowIds), owner: principal };
     }
     const open = this.registry.flows.filter((f) => !this.hasResolver(f)).map((f) => f.id);
-    return { ...(query.userId !== undefined ? { userId: query.userId } : {}), flowIds: wanted(open) };
+    return { ...(userId !== undefined ? { userId } : {}), flowIds: wanted(open) };
   }
 
   /** Children of a conversation, scoped to the parent's owner, tenant, org and flow (from the stored parent). */
@@ -382,25 +406,19 @@ export class FlowHost {
       session = await this.sessions.get(body.sessionId);
       this.sessions.checkAddress(flow, session);
     }
-    const authenticated = caller.principal !== undefined || this.hasResolver(flow);
-    let principal: Principal;
-    if (!authenticated && session && body.userId === undefined) {
-      principal = { userId: session.userId, ...(session.orgId ? { orgId: session.orgId } : {}) };
-    } else {
-      principal = (
-        await this.principalFor(
-          flow,
-          caller,
-          {
-            action: actionName,
-            input: body.input,
-            ...(body.sessionId ? { sessionId: body.sessionId } : {}),
-            metadata: { body: caller.body },
-          },
-          body.userId,
-        )
-      ).principal;
-    }
+    // Specification, resolution order: without any resolver `body.userId` is read, then `defaultUserId`;
+    // still no user is a 401 unless `requireUser: false`. Naming an existing session does not supply one.
+    const { principal } = await this.principalFor(
+      flow,
+      caller,
+      {
+        action: actionName,
+        input: body.input,
+        ...(body.sessionId ? { sessionId: body.sessionId } : {}),
+        metadata: { body: caller.body },
+      },
+      body.userId,
+    );
     if (session) {
       this.sessions.assertBinding(session, principal);
     } else {
@@ -635,6 +653,20 @@ class ClientCallContext implements ResourceRuntimeContext {
     this.#log ??= requestLogger(this.#logger, { sessionId: this.session.id, flowId: this.#flowId });
     return this.#log;
   }
+}
+
+/** A listing's narrowing: each of `userId` and `flowId` one value or several, every one of which a row must match. */
+export interface ListingQuery {
+  userId?: string | readonly string[];
+  flowId?: string | readonly string[];
+}
+
+/** The one value all given values agree on: `undefined` when none is given, `null` when they differ (no row matches). */
+function agreedValue(value: string | readonly string[] | undefined): string | undefined | null {
+  if (typeof value === "string") return value;
+  if (value === undefined || value.length === 0) return undefined;
+  const first = value[0]!;
+  return value.every((v) => v === first) ? first : null;
 }
 
 function normalizeBasePath(path: string): string {

@@ -88,12 +88,13 @@ async function callResolver(
   context: PrincipalResolutionContext,
   logger: HostLogger,
   flowId: string | undefined,
+  outcome = "request refused",
 ) {
   try {
     return normalizeResolvedPrincipal(await resolver(context));
   } catch (error) {
     if (isPrincipalResolutionError(error)) throw error;
-    logger.warn("principal resolver threw; request refused", {
+    logger.warn(`principal resolver threw; ${outcome}`, {
       ...(flowId !== undefined ? { flowId } : {}),
       source: context.source,
       error: error instanceof Error ? error.name : typeof error,
@@ -104,15 +105,23 @@ async function callResolver(
 
 /**
  * The caller as the host-level resolver sees them, outside any flow (the listing endpoints): no
- * `defaultUserId` applies, and no user is a 401.
+ * `defaultUserId` applies. Listings are scoped to the caller and never rejected (specification: What a
+ * configured resolver protects), so a caller the resolver does not identify — no user, a
+ * `PrincipalResolutionError` of any status, or any other throw (logged by name, as everywhere) — is
+ * `null`: nobody, whose listing is empty.
  */
 export async function resolveHostCaller(
   resolver: PrincipalResolver,
   context: PrincipalResolutionContext,
   logger: HostLogger,
-): Promise<Principal> {
-  const resolved = await callResolver(resolver, context, logger, undefined);
-  if (!resolved?.userId) throw new FlowError("unauthorized", "Listing requires an authenticated user.");
+): Promise<Principal | null> {
+  let resolved: Awaited<ReturnType<typeof callResolver>>;
+  try {
+    resolved = await callResolver(resolver, context, logger, undefined, "listing answered empty");
+  } catch {
+    return null;
+  }
+  if (!resolved?.userId) return null;
   const principal: Principal = { userId: resolved.userId };
   if (resolved.orgId) principal.orgId = resolved.orgId;
   if (resolved.tenantId) principal.tenantId = resolved.tenantId;

@@ -98,10 +98,15 @@ export class SessionService {
     }
   }
 
+  /** Whether `principal` owns `session`: its user, and its tenant when the session has one. */
+  isOwner(session: SessionRecord, principal: Principal): boolean {
+    const tenantDiffers = session.tenantId !== undefined && session.tenantId !== principal.tenantId;
+    return session.userId === principal.userId && !tenantDiffers;
+  }
+
   /** Owner check for addressed routes: 403 for another owner (user or tenant). */
   assertOwner(session: SessionRecord, principal: Principal): void {
-    const tenantDiffers = session.tenantId !== undefined && session.tenantId !== principal.tenantId;
-    if (session.userId !== principal.userId || tenantDiffers) {
+    if (!this.isOwner(session, principal)) {
       throw new FlowError("forbidden", "This session belongs to another owner.");
     }
   }
@@ -111,6 +116,15 @@ export class SessionService {
     if (session.userId !== principal.userId) {
       throw new UserBindingMismatchError(session.id, session.userId, principal.userId);
     }
+    this.assertOrgBinding(session, principal);
+  }
+
+  /**
+   * A session's org is bound for life (the action route's check, `OrgBindingMismatchError`, 403): a
+   * principal with another org, with an org on a session bound to none, or with none on a session bound
+   * to one is refused. `session` may be a request record, which carries its session's org.
+   */
+  assertOrgBinding(session: { id: string; orgId?: string }, principal: Principal): void {
     if ((session.orgId ?? undefined) !== (principal.orgId ?? undefined)) {
       throw new OrgBindingMismatchError(session.id, session.orgId, principal.orgId);
     }

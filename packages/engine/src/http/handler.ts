@@ -9,6 +9,7 @@ import {
   optionalString,
   parseObjectBody,
   queryString,
+  queryValues,
 } from "./request-body.js";
 import { resourceRoutes } from "./resource-routes.js";
 import { type Route, RouteTable } from "./router.js";
@@ -117,8 +118,9 @@ const coreRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/sessions",
     handler: async (req, _params, { host }) => {
-      const userId = queryString(req, "userId");
-      const flowId = queryString(req, "flowId");
+      // Never refused: a repeated userId/flowId narrows (a row matches every value), it is no 400.
+      const userId = queryValues(req, "userId");
+      const flowId = queryValues(req, "flowId");
       const sessions = await host.listSessions(httpCaller(req), {
         ...(userId !== undefined ? { userId } : {}),
         ...(flowId !== undefined ? { flowId } : {}),
@@ -130,7 +132,7 @@ const coreRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/active-requests",
     handler: async (req, _params, { host }) => {
-      const userId = queryString(req, "userId");
+      const userId = queryValues(req, "userId");
       const requests = await host.listActiveRequests(httpCaller(req), userId !== undefined ? { userId } : {});
       return json(200, { requests });
     },

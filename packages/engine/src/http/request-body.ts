@@ -107,6 +107,16 @@ export function optionalString(body: Record<string, unknown>, field: string): st
   return value;
 }
 
+/**
+ * Every value of a query parameter that may repeat (`?userId=a&userId=b`), in order; `undefined` when it
+ * is absent. For filters where each value only narrows, so a repeat is not an error.
+ */
+export function queryValues(request: HttpRequest, name: string): string[] | undefined {
+  const value = request.query[name];
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value : [value];
+}
+
 export function queryString(request: HttpRequest, name: string): string | undefined {
   const value = request.query[name];
   if (Array.isArray(value)) {

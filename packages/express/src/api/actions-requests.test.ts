@@ -1,3 +1,4 @@
+import { defineFlow, handler } from "@flowrt/core";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sign } from "../testing/webhook-flow.js";
@@ -82,6 +83,50 @@ describe("POST /:flowId/actions/:action", () => {
     const after = await dumpStores(s.stores);
     expect((after.sessions as unknown[]).length).toBe((before.sessions as unknown[]).length + 1);
     expect(after.requests).toEqual(before.requests);
+  });
+
+  it("without any resolver an action on an existing session still needs a userId: 401 as without a sessionId, nothing written", async () => {
+    const openSession = await createSession(s.url, "open", {}, { userId: "bob" });
+    const before = await dumpStores(s.stores);
+    const input = { key: "k", title: "T" };
+    expectProblem(await action("open", "touch").send({ input }), 401, "unauthorized");
+    expectProblem(await action("open", "touch").send({ sessionId: openSession, input }), 401, "unauthorized");
+    expectProblem(
+      await action("open", "touch")
+        .set("accept", "text/event-stream")
+        .send({ sessionId: openSession, input }),
+      401,
+      "unauthorized",
+    );
+    // No session, no request record, no event.
+    expect(await dumpStores(s.stores)).toEqual(before);
+    // Naming the owner runs the action in the session.
+    const ok = await invoke(s.url, "open", "touch", { sessionId: openSession, userId: "bob", input });
+    expect(ok.sessionId).toBe(openSession);
+    expect(await finished(s.stores, ok.requestId)).toMatchObject({ status: "completed", userId: "bob" });
+  });
+
+  it("with requireUser: false and a defaultUserId an action on an existing session runs as that user (unchanged)", async () => {
+    const ping = handler({ name: "ping", execute: async (_input, ctx) => ({ user: ctx.principal.userId }) });
+    const devFlow = defineFlow({
+      kind: "dev",
+      authentication: { requireUser: false, defaultUserId: "dev" },
+      actions: { ping: { block: ping } },
+    });
+    const h = await serveLab({ flows: [devFlow] });
+    try {
+      const sessionId = await createSession(h.url, "dev");
+      expect((await h.stores.sessions.get(sessionId))?.userId).toBe("dev");
+      const run = await invoke(h.url, "dev", "ping", { sessionId, input: {} });
+      expect(run.sessionId).toBe(sessionId);
+      expect(await finished(h.stores, run.requestId)).toMatchObject({
+        status: "completed",
+        userId: "dev",
+        output: { user: "dev" },
+      });
+    } finally {
+      await h.close();
+    }
   });
 
   it("409 wrong-instance-session when the address is another instance than the stored owner, before any resolver", async () => {

@@ -1,7 +1,9 @@
+import { defineFlow, defineResourceCollection, handler } from "@flowrt/core";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { API, as, expectProblem } from "./testing/http.js";
-import { releaseHeld } from "./testing/lab-flows.js";
+import { headerResolver, releaseHeld } from "./testing/lab-flows.js";
 import { createSession, finished, invoke, type Lab, running, serveLab } from "./testing/lab-server.js";
 import { dumpStores } from "./testing/store-hooks.js";
 
@@ -160,6 +162,19 @@ describe("auth matrix: a flow with a resolver (every addressed route × anonymou
   const cases: Array<[string, Record<string, string>, number, string | null]> = [
     ["anonymous", {}, 401, "unauthorized"],
     ["another user", as("eve", { "x-org": "acme", "x-tenant": "t1" }), 403, "forbidden"],
+    // Specification, Session consistency: the session's org is bound for life, as on the action route.
+    [
+      "the owner's user in another org",
+      as("ada", { "x-org": "other", "x-tenant": "t1" }),
+      403,
+      "org-binding-mismatch",
+    ],
+    [
+      "the owner's user without the session's org",
+      as("ada", { "x-tenant": "t1" }),
+      403,
+      "org-binding-mismatch",
+    ],
     ["the owner", owner, 0, null],
   ];
 
@@ -181,7 +196,7 @@ describe("auth matrix: a flow with a resolver (every addressed route × anonymou
 
   it("the owner's manifest needs only the session to exist (specification: no further permission gate)", async () => {
     const f = await fixture("lab", owner, {});
-    for (const headers of [{}, as("eve"), owner]) {
+    for (const headers of [{}, as("eve"), as("ada", { "x-org": "other", "x-tenant": "t1" }), owner]) {
       await request(s.url)
         .get(`${sessionPath(f)}/manifest`)
         .set(headers)
@@ -214,6 +229,88 @@ describe("auth matrix: a flow with a resolver (every addressed route × anonymou
       403,
       "forbidden",
     );
+  });
+});
+
+describe("auth matrix: a session bound to no org refuses its user calling with an org (every addressed route)", () => {
+  const owner = as("ada");
+  describe.each(ROUTES)("$name", (route) => {
+    it("403 org-binding-mismatch, nothing written, nothing emitted; the owner without an org still gets through", async () => {
+      const f = await fixture("lab", owner, {});
+      const before = await dumpStores(s.stores);
+      const res = await route.send(f, as("ada", { "x-org": "acme" }));
+      expectProblem(res, 403, "org-binding-mismatch");
+      expect(res.text).not.toContain("mine");
+      expect(await dumpStores(s.stores)).toEqual(before);
+      expect((await route.send(f, owner)).status).toBe(route.ok);
+    });
+  });
+
+  it("the same action on the same session is refused with the same status and code", async () => {
+    const f = await fixture("lab", owner, {});
+    const res = await request(s.url)
+      .post(`${API}/lab/actions/touch`)
+      .set(as("ada", { "x-org": "acme" }))
+      .send({ sessionId: f.sessionId, input: { key: "z", title: "Z" } });
+    expectProblem(res, 403, "org-binding-mismatch");
+  });
+});
+
+describe("an org-bound session's org data under the host resolver: the same user from another org reads and writes nothing", () => {
+  const ledger = defineResourceCollection({
+    pattern: "ledger/*",
+    scope: "org",
+    stateSchema: z.object({ amount: z.number().default(0) }),
+    client: { content: { read: true, create: true, update: true, delete: true }, state: { read: true } },
+  });
+  const fund = handler({
+    name: "fund",
+    execute: async (_input, ctx) => {
+      await ctx.org.patchState({ budget: 4242 });
+      await ctx.resources.ledger.create("q1", { amount: 777 });
+      return { ok: true };
+    },
+  });
+  const orgbook = defineFlow({
+    kind: "orgbook",
+    org: { stateSchema: z.object({ budget: z.number().default(0) }), client: { expose: ["budget"] } },
+    resources: { ledger },
+    actions: { fund: { block: fund } },
+  });
+
+  it("/state, the org collection's list, item, content, create, patch and delete answer 403 org-binding-mismatch", async () => {
+    const h = await serveLab({ flows: [orgbook], resolvePrincipal: headerResolver });
+    try {
+      const acme = as("ada", { "x-org": "acme" });
+      const sessionId = await createSession(h.url, "orgbook", acme);
+      const run = await invoke(h.url, "orgbook", "fund", { sessionId }, acme);
+      await finished(h.stores, run.requestId);
+      const base = `${API}/sessions/${sessionId}`;
+      const owned = await request(h.url).get(`${base}/state`).set(acme).expect(200);
+      expect(owned.text).toContain("4242");
+
+      const rival = as("ada", { "x-org": "rival" });
+      const before = await dumpStores(h.stores);
+      const attempts = [
+        request(h.url).get(`${base}/state`).set(rival),
+        request(h.url).get(`${base}/resources/ledger`).set(rival),
+        request(h.url).get(`${base}/resources/ledger/q1`).set(rival),
+        request(h.url).get(`${base}/resources/ledger/q1/content`).set(rival),
+        request(h.url).post(`${base}/resources/ledger`).set(rival).send({ topic: "q2", content: "x" }),
+        request(h.url).patch(`${base}/resources/ledger/q1/content`).set(rival).send({ content: "x" }),
+        request(h.url).delete(`${base}/resources/ledger/q1`).set(rival),
+        request(h.url).get(`${API}/requests/${run.requestId}`).set(rival),
+      ];
+      for (const attempt of attempts) {
+        const res = await attempt;
+        expectProblem(res, 403, "org-binding-mismatch");
+        expect(res.text).not.toContain("4242");
+        expect(res.text).not.toContain("777");
+      }
+      expect(await dumpStores(h.stores)).toEqual(before);
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import type { SessionRecord } from "@flowrt/core";
+import type { PrincipalResolver, SessionRecord } from "@flowrt/core";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { API, as, expectProblem } from "./testing/http.js";
@@ -249,6 +249,129 @@ describe("GET /sessions (listing)", () => {
     expect(own.body.sessions.map((x: { id: string }) => x.id)).toEqual([mine]);
     const other = await request(h.url).get(`${API}/sessions?userId=eve`).set(as("ada")).expect(200);
     expect(other.body.sessions).toEqual([]);
-    expectProblem(await request(h.url).get(`${API}/sessions`), 401, "unauthorized");
+    // Specification: listing endpoints are never rejected; an unidentified caller gets an empty list.
+    const anonymous = await request(h.url).get(`${API}/sessions`).expect(200);
+    expect(anonymous.body).toEqual({ sessions: [] });
+  });
+
+  it("a caller the host resolver cannot identify gets 200 and an empty list on both listings, never 401/403", async () => {
+    // The lab header resolver, plus a credential whose check fails with a plain error (a store outage, say).
+    const hostResolver: PrincipalResolver = (context) => {
+      if (context.request?.headers["x-user"] === "crash") throw new Error("token store unreachable");
+      return headerResolver(context);
+    };
+    h = await serveLab({ flows: [lab, shared], resolvePrincipal: hostResolver });
+    await createSession(h.url, "shared", as("ada"));
+    const held = await invoke(h.url, "shared", "hold", {}, as("ada"));
+    await running(h.stores, held.requestId);
+    try {
+      // No credential (the resolver answers null), PrincipalResolutionError 401 and 403, and a plain throw.
+      for (const headers of [{}, as("expired"), as("banned"), as("crash")]) {
+        for (const query of ["", "?userId=ada", "?flowId=shared"]) {
+          const sessions = await request(h.url).get(`${API}/sessions${query}`).set(headers);
+          expect({ status: sessions.status, body: sessions.body }).toEqual({
+            status: 200,
+            body: { sessions: [] },
+          });
+          expect(sessions.headers["content-type"]).toMatch(/^application\/json/);
+          const active = await request(h.url).get(`${API}/active-requests${query}`).set(headers);
+          expect({ status: active.status, body: active.body }).toEqual({
+            status: 200,
+            body: { requests: [] },
+          });
+        }
+      }
+      // The caller still sees their own rows.
+      const own = await request(h.url).get(`${API}/active-requests`).set(as("ada")).expect(200);
+      expect(own.body.requests.map((r: { requestId: string }) => r.requestId)).toEqual([held.requestId]);
+    } finally {
+      releaseHeld();
+    }
+  });
+
+  it("a repeated userId query only narrows: a row matches every value, so two different values list nothing", async () => {
+    h = await serveLab({ flows: [lab, shared], resolvePrincipal: headerResolver });
+    const mine = await createSession(h.url, "shared", as("ada"));
+    await createSession(h.url, "shared", as("eve"));
+    const held = await invoke(h.url, "shared", "hold", { sessionId: mine }, as("ada"));
+    await running(h.stores, held.requestId);
+    try {
+      const ids = (res: request.Response) =>
+        (res.body.sessions ?? res.body.requests).map(
+          (x: { id?: string; requestId?: string }) => x.id ?? x.requestId,
+        );
+      for (const [query, sessions, requests] of [
+        ["?userId=ada&userId=ada", [mine], [held.requestId]],
+        ["?userId=ada&userId=eve", [], []],
+        ["?userId=eve&userId=ada", [], []],
+        ["?userId=eve&userId=eve", [], []],
+      ] as const) {
+        const listed = await request(h.url).get(`${API}/sessions${query}`).set(as("ada")).expect(200);
+        expect(ids(listed)).toEqual(sessions);
+        const active = await request(h.url).get(`${API}/active-requests${query}`).set(as("ada")).expect(200);
+        expect(ids(active)).toEqual(requests);
+      }
+      // A repeated flowId narrows the same way instead of refusing the listing.
+      const sameFlow = await request(h.url)
+        .get(`${API}/sessions?flowId=shared&flowId=shared`)
+        .set(as("ada"))
+        .expect(200);
+      expect(ids(sameFlow)).toEqual([mine]);
+      const twoFlows = await request(h.url)
+        .get(`${API}/sessions?flowId=shared&flowId=lab`)
+        .set(as("ada"))
+        .expect(200);
+      expect(twoFlows.body).toEqual({ sessions: [] });
+    } finally {
+      releaseHeld();
+    }
+  });
+
+  it("a session bound to a tenant is listed only to its user in that tenant, as the addressed routes decide", async () => {
+    h = await serveLab({ flows: [shared], resolvePrincipal: headerResolver });
+    const t1 = as("ada", { "x-tenant": "t1" });
+    const mine = await createSession(h.url, "shared", t1);
+    const held = await invoke(h.url, "shared", "hold", { sessionId: mine }, t1);
+    await running(h.stores, held.requestId);
+    try {
+      const listed = await request(h.url).get(`${API}/sessions`).set(t1).expect(200);
+      expect(listed.body.sessions.map((x: { id: string }) => x.id)).toEqual([mine]);
+      const active = await request(h.url).get(`${API}/active-requests`).set(t1).expect(200);
+      expect(active.body.requests.map((r: { requestId: string }) => r.requestId)).toEqual([held.requestId]);
+      for (const other of [as("ada", { "x-tenant": "t2" }), as("ada")]) {
+        // The same user in another tenant (or none) is another owner: 403 on the session, nothing listed.
+        expectProblem(await request(h.url).get(`${API}/sessions/${mine}`).set(other), 403, "forbidden");
+        expect((await request(h.url).get(`${API}/sessions`).set(other).expect(200)).body).toEqual({
+          sessions: [],
+        });
+        expect((await request(h.url).get(`${API}/active-requests`).set(other).expect(200)).body).toEqual({
+          requests: [],
+        });
+      }
+    } finally {
+      releaseHeld();
+    }
+  });
+
+  it("without a host resolver a repeated userId narrows too: one owner's rows, or none for two owners", async () => {
+    h = await serveLab({ flows: [lab, open] });
+    const bob = await createSession(h.url, "open", {}, { userId: "bob" });
+    await createSession(h.url, "open", {}, { userId: "eve" });
+    const bobRun = await invoke(h.url, "open", "hold", { sessionId: bob, userId: "bob" });
+    await running(h.stores, bobRun.requestId);
+    try {
+      const same = await request(h.url).get(`${API}/sessions?userId=bob&userId=bob`).expect(200);
+      expect(same.body.sessions.map((x: { id: string }) => x.id)).toEqual([bob]);
+      const both = await request(h.url).get(`${API}/sessions?userId=bob&userId=eve`).expect(200);
+      expect(both.body).toEqual({ sessions: [] });
+      const activeSame = await request(h.url).get(`${API}/active-requests?userId=bob&userId=bob`).expect(200);
+      expect(activeSame.body.requests.map((r: { requestId: string }) => r.requestId)).toEqual([
+        bobRun.requestId,
+      ]);
+      const activeBoth = await request(h.url).get(`${API}/active-requests?userId=bob&userId=eve`).expect(200);
+      expect(activeBoth.body).toEqual({ requests: [] });
+    } finally {
+      releaseHeld();
+    }
   });
 });

@@ -5,7 +5,6 @@ import {
   hasClientConfig,
   type JsonObject,
   type JsonValue,
-  projectClientData,
   projectionOf,
 } from "@flowrt/core";
 import type { z } from "zod";
@@ -13,7 +12,7 @@ import { isPlainObject } from "../state/json.js";
 import { CollectionRuntime } from "./collection.js";
 import type { TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
-import { storedClientData, toJsonValue } from "./events.js";
+import { clientDataOf } from "./events.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import { buildResourceRuntime, createResourceScope, type ResourceRuntime } from "./resource-scope.js";
 import { SingleResourceRuntime } from "./single-resource.js";
@@ -152,10 +151,6 @@ const need = (ok: boolean, ref: string, operation: string, flag: string): void =
   if (!ok) throw notPermitted(ref, operation, flag);
 };
 
-/** The projection of a state a block-side handle holds (a copy, but possibly not yet plain JSON). */
-const itemData = (def: AnyResourceDefinition, state: JsonObject): JsonValue | undefined =>
-  toJsonValue(projectClientData(def, state));
-
 /**
  * One call's view of a session's client-visible resources. A resource's runtime is built when an
  * operation first names it; reads of internal collections go to the store's records directly.
@@ -251,7 +246,9 @@ class ClientResources implements ClientResourceApi, TemplateSource {
       if (query.cursor) external.cursor = query.cursor;
       const page = await runtime.search(external);
       return {
-        items: page.items.map((ref) => withData({ topic: ref.path }, itemData(runtime.def, ref.state))),
+        items: page.items.map((item) =>
+          withData({ topic: item.path }, clientDataOf(this.ctx, runtime.def, ref, item.state, false)),
+        ),
         pagination: { limit, cursor: query.cursor ?? null, nextCursor: page.nextCursor ?? null },
       };
     }
@@ -279,7 +276,9 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     }
     const { records, total } = await runtime.page(prefix, offset, limit);
     return {
-      items: records.map((record) => withData({ topic: record.key }, storedClientData(def, record.state))),
+      items: records.map((record) =>
+        withData({ topic: record.key }, clientDataOf(this.ctx, def, ref, record.state, true)),
+      ),
       pagination: pagination(records.length, total),
     };
   }
@@ -300,11 +299,14 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
     if (runtime instanceof ExternalCollectionRuntime) {
       const found = await runtime.handle.get(topic);
-      return { topic: found.path, clientData: itemData(runtime.def, found.state) ?? null };
+      return {
+        topic: found.path,
+        clientData: clientDataOf(this.ctx, runtime.def, ref, found.state, false) ?? null,
+      };
     }
     const path = runtime.toPath(topic);
     const record = await runtime.readRecord(path);
-    return { topic: path, clientData: storedClientData(runtime.def, record.state) ?? null };
+    return { topic: path, clientData: clientDataOf(this.ctx, runtime.def, ref, record.state, true) ?? null };
   }
 
   async readItemContent(ref: string, topic: string): Promise<{ content: string | null }> {
@@ -338,7 +340,9 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     return withData(
       { topic: path },
       // The seed is what was stored (the store and the hooks had copies of it), checked to be JSON.
-      clientPermissions(runtime.def).state.read ? storedClientData(runtime.def, state) : undefined,
+      clientPermissions(runtime.def).state.read
+        ? clientDataOf(this.ctx, runtime.def, ref, state, true)
+        : undefined,
     );
   }
 

@@ -29,13 +29,32 @@ export function toJsonValue(value: unknown): JsonValue | undefined {
 }
 
 /**
- * The clientData of a state record read from the store for this call alone: the record is JSON already and
- * nothing else holds it, so `expose`, `exclude` and the identity projection are used as they are; only a
- * `data` projection runs application code whose result must be made JSON.
+ * A resource's clientData (`undefined`: none). A `data` projection is application code: one that throws is
+ * logged and gives no clientData, as a scope's throwing `derived` is left out, so one bad item never turns
+ * a list, an item read, a snapshot or a committed write into an error. `stored` says the state is a record
+ * read from the store for this call alone: JSON already and held by nothing else, so `expose`, `exclude`
+ * and the identity projection are used as they are and only a `data` result is made JSON; any other state
+ * (a handle's) is made JSON whatever the projection.
  */
-export function storedClientData(def: AnyResourceDefinition, state: JsonObject): JsonValue | undefined {
-  const projected = projectClientData(def, state);
-  return projectionOf(def) === "data" ? toJsonValue(projected) : (projected as JsonValue | undefined);
+export function clientDataOf(
+  ctx: Pick<ResourceRuntimeContext, "log">,
+  def: AnyResourceDefinition,
+  ref: string,
+  state: JsonObject,
+  stored: boolean,
+): JsonValue | undefined {
+  let projected: unknown;
+  try {
+    projected = projectClientData(def, state);
+  } catch (error) {
+    ctx.log.warn(`resource "${ref}" client.data threw; served without clientData`, {
+      error: (error as Error)?.message,
+    });
+    return undefined;
+  }
+  return !stored || projectionOf(def) === "data"
+    ? toJsonValue(projected)
+    : (projected as JsonValue | undefined);
 }
 
 export interface ResourceChange {
@@ -61,7 +80,7 @@ export async function announceChange(ctx: ResourceRuntimeContext, change: Resour
     if (change.kind === "collection") data.topic = change.identity.path;
     data.change = change.change;
     if (live && change.state !== undefined && (change.change === "created" || change.change === "updated")) {
-      const clientData = toJsonValue(projectClientData(change.def, change.state));
+      const clientData = clientDataOf(ctx, change.def, change.accessor, change.state, false);
       if (clientData !== undefined) data.clientData = clientData;
     }
     await ctx.emit("resource_change", data);

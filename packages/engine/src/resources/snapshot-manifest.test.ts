@@ -6,6 +6,7 @@ import {
 } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createClientResourceApi } from "./client-api.js";
 import { buildManifest } from "./manifest.js";
 import { createResourceScope } from "./resource-scope.js";
 import { buildSnapshot } from "./snapshot.js";
@@ -101,6 +102,52 @@ describe.each(STORE_FACTORIES)("snapshot ($name store)", (factory) => {
         org: { board: { count: 0 } },
       },
     });
+  });
+
+  it("a `data` projection that throws serves its resource without clientData (logged), in the snapshot, the list, the item and a live write", async () => {
+    const boom = (): never => {
+      throw new Error("projection bug");
+    };
+    const flaky = defineResourceCollection({
+      pattern: "f/*",
+      scope: "session",
+      stateSchema: schema,
+      prefetchWindow: 2,
+      client: { state: { read: true }, data: boom, live: true },
+    });
+    const card = defineResource({
+      scope: "session",
+      stateSchema: schema,
+      client: { data: boom, live: true },
+    });
+    const writer = makeContext(stores);
+    const scope = createResourceScope(writer.ctx, { flaky, card });
+    await scope.load();
+    const h = scope.handles as Record<string, any>;
+    // The writes commit and announce, without clientData; the run is not failed by the projection.
+    await h.flaky.create("a", { title: "A" });
+    await h.card.patchState({ title: "C" });
+    expect(writer.events.map((e) => [e.type, e.data.clientData])).toEqual([
+      ["resource_change", undefined],
+      ["resource_change", undefined],
+    ]);
+
+    const reader = makeContext(stores, { noRequest: true });
+    const snapshot = await buildSnapshot(reader.ctx, { flaky, card });
+    expect(snapshot.resources.session).toEqual({
+      flaky: { count: 1, prefetched: [{ topic: "f/a" }] },
+      card: {},
+    });
+    const api = createClientResourceApi(reader.ctx, { flaky });
+    expect(await api.listItems("flaky")).toMatchObject({ items: [{ topic: "f/a" }] });
+    expect((await api.listItems("flaky")).items[0]).not.toHaveProperty("clientData");
+    expect(await api.readItem("flaky", "a")).toEqual({ topic: "f/a", clientData: null });
+    expect(reader.logs.filter((l) => l.level === "warn").map((l) => l.message)).toContain(
+      'resource "flaky" client.data threw; served without clientData',
+    );
+    expect(reader.logs.map((l) => l.message)).toContain(
+      'resource "card" client.data threw; served without clientData',
+    );
   });
 
   it("org-scope resources are left out on a session without an org", async () => {

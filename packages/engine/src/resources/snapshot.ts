@@ -4,13 +4,12 @@ import {
   hasClientConfig,
   type JsonObject,
   type JsonValue,
-  projectClientData,
   projectionOf,
   type ScopeKind,
 } from "@flowrt/core";
 import { CollectionRuntime } from "./collection.js";
 import type { ResourceRuntimeContext } from "./context.js";
-import { projectScopeState, storedClientData, toJsonValue } from "./events.js";
+import { clientDataOf, projectScopeState } from "./events.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import { createResourceScope } from "./resource-scope.js";
 import { SingleResourceRuntime } from "./single-resource.js";
@@ -73,9 +72,9 @@ export async function buildSnapshot(
         if (runtime === undefined) return null;
         if (runtime instanceof ExternalCollectionRuntime) return [runtime.def, accessor, {}];
         if (runtime instanceof SingleResourceRuntime)
-          return [runtime.def, accessor, await singleEntry(runtime)];
+          return [runtime.def, accessor, await singleEntry(ctx, accessor, runtime)];
         if (runtime instanceof CollectionRuntime)
-          return [runtime.def, accessor, await collectionEntry(runtime)];
+          return [runtime.def, accessor, await collectionEntry(ctx, accessor, runtime)];
         return null;
       }),
   );
@@ -89,18 +88,26 @@ export async function buildSnapshot(
   return snapshot;
 }
 
-async function singleEntry(runtime: SingleResourceRuntime): Promise<SnapshotSingleEntry> {
+async function singleEntry(
+  ctx: ResourceRuntimeContext,
+  accessor: string,
+  runtime: SingleResourceRuntime,
+): Promise<SnapshotSingleEntry> {
   const entry: SnapshotSingleEntry = {};
   await runtime.load();
   if (projectionOf(runtime.def) !== undefined) {
-    const clientData = toJsonValue(projectClientData(runtime.def, runtime.handle.state));
+    const clientData = clientDataOf(ctx, runtime.def, accessor, runtime.handle.state, false);
     if (clientData !== undefined) entry.clientData = clientData;
   }
   if (clientPermissions(runtime.def).content.prefetch) entry.content = await runtime.handle.readContent();
   return entry;
 }
 
-async function collectionEntry(runtime: CollectionRuntime): Promise<SnapshotCollectionEntry> {
+async function collectionEntry(
+  ctx: ResourceRuntimeContext,
+  accessor: string,
+  runtime: CollectionRuntime,
+): Promise<SnapshotCollectionEntry> {
   const window = runtime.def.prefetchWindow;
   if (window <= 0) return { count: await runtime.countAll() };
   const { records, total } = await runtime.page(undefined, 0, window);
@@ -108,7 +115,7 @@ async function collectionEntry(runtime: CollectionRuntime): Promise<SnapshotColl
   const prefetched = records.map((record) => {
     const item: { topic: string; clientData?: JsonValue } = { topic: record.key };
     if (withData) {
-      const clientData = storedClientData(runtime.def, record.state);
+      const clientData = clientDataOf(ctx, runtime.def, accessor, record.state, true);
       if (clientData !== undefined) item.clientData = clientData;
     }
     return item;

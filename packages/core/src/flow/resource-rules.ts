@@ -9,7 +9,7 @@ import type { AnyResourceDefinition } from "../blocks/resource-ref.js";
 import { collectBlockResources } from "../blocks/walk-blocks.js";
 import { DefinitionError } from "../errors.js";
 import { singleResourcePath } from "../resources/identity.js";
-import { overlappingKey, storedKeySegments } from "../resources/key-overlap.js";
+import { keysWithin, overlappingKey, storedKeySegments } from "../resources/key-overlap.js";
 import type { PatternSegment } from "../resources/pattern.js";
 
 export interface Declaration {
@@ -99,14 +99,16 @@ function storageOf(def: AnyResourceDefinition, flags: BucketFlags): string {
 }
 
 /**
- * Two different resource definitions of one flow must not address the same stored key in the same
- * storage: instances live in one flat map under their full key, so a collection whose pattern covers
- * another resource's key would list, read, overwrite and delete it with its own client and tool
- * permissions (a hidden single resource behind a `*` collection with full client access, for example).
- * The same definition object declared under several accessors is one resource and is fine; external
- * collections store nothing and are not compared; block-level declarations shadowed by a flow-level
- * one are never used and are not compared either. Across flows nothing is checked: sharing a user or
- * org key between flows is how shared data works.
+ * Two different resource definitions of one flow may not be such that every stored key of one is also a
+ * key of the other, in the same storage: instances live in one flat map under their full key, so a
+ * collection whose pattern covers another resource entirely would list, read, overwrite and delete all of
+ * it with its own client and tool permissions (a hidden single resource behind a `*` collection with full
+ * client access, `hid/*` behind `hid/**`, two collections on one pattern). Patterns that merely cross
+ * (`[topic]/notes` and `files/**` share only `files/notes`) are allowed: the specification's own examples
+ * do, and each keeps keys the other cannot reach. The same definition object declared under several
+ * accessors is one resource and is fine; external collections store nothing and are not compared;
+ * block-level declarations shadowed by a flow-level one are never used and are not compared either.
+ * Across flows nothing is checked: sharing a user or org key between flows is how shared data works.
  */
 export function checkStorageOverlaps(
   flowKind: string,
@@ -124,14 +126,21 @@ export function checkStorageOverlaps(
       const a = candidates[i]!;
       const b = candidates[j]!;
       if (a.d.definition === b.d.definition || a.storage !== b.storage) continue;
+      const [inner, outer] = keysWithin(a.segments, b.segments)
+        ? [a, b]
+        : keysWithin(b.segments, a.segments)
+          ? [b, a]
+          : [undefined, undefined];
+      if (inner === undefined || outer === undefined) continue;
       const key = overlappingKey(a.segments, b.segments);
-      if (key === undefined) continue;
+      if (key === undefined) continue; // keys no pattern can hold (an empty segment): nothing to share
       throw new DefinitionError(
-        `Flow "${flowKind}": resources "${a.d.accessor}" (${describe(a.d)}, declared by ${a.d.declaredBy}) and ` +
-          `"${b.d.accessor}" (${describe(b.d)}, declared by ${b.d.declaredBy}) can both address the stored key ` +
-          `"${key}" in ${a.d.definition.scope} scope; each would read, overwrite and delete the other's data with ` +
-          "its own client and tool permissions. Give one of them a key or pattern the other cannot match " +
-          "(for example a distinct literal prefix), or declare one definition object under both accessors.",
+        `Flow "${flowKind}": every stored key of resource "${inner.d.accessor}" (${describe(inner.d)}, declared ` +
+          `by ${inner.d.declaredBy}) is also a key of "${outer.d.accessor}" (${describe(outer.d)}, declared by ` +
+          `${outer.d.declaredBy}) in ${a.d.definition.scope} scope, for example "${key}": "${outer.d.accessor}" ` +
+          `would read, overwrite and delete all of "${inner.d.accessor}"'s data with its own client and tool ` +
+          "permissions. Give one of them a key or pattern the other cannot match (for example a distinct " +
+          "literal prefix), or declare one definition object under both accessors.",
         {
           rule: "storage-overlap",
           flow: flowKind,

@@ -22,7 +22,7 @@ describe("definitions whose stored keys overlap in one storage are refused", () 
     const docs = collection("*", { client: fullClient });
     const error = definitionError(() => defineFlow({ kind: "f", resources: { secretDoc, docs } }));
     expect(error.message).toMatch(
-      /^Flow "f": resources "secretDoc" \(single resource at key "secretDoc", declared by flow "f"\) and "docs" \(collection "\*", declared by flow "f"\) can both address the stored key "secretDoc" in session scope/,
+      /^Flow "f": every stored key of resource "secretDoc" \(single resource at key "secretDoc", declared by flow "f"\) is also a key of "docs" \(collection "\*", declared by flow "f"\) in session scope, for example "secretDoc"/,
     );
     expect(error.details).toMatchObject({
       rule: "storage-overlap",
@@ -37,7 +37,7 @@ describe("definitions whose stored keys overlap in one storage are refused", () 
     const hid = collection("hid/*");
     const all = collection("hid/**", { client: fullClient });
     const error = definitionError(() => defineFlow({ kind: "f", resources: { hid, all } }));
-    expect(error.message).toMatch(/resources "hid" .* and "all" .* stored key "hid\/x"/);
+    expect(error.message).toMatch(/resource "hid" .* is also a key of "all" .* for example "hid\/x"/);
     expect(error.details).toMatchObject({ accessors: ["hid", "all"], key: "hid/x" });
   });
 
@@ -50,7 +50,7 @@ describe("definitions whose stored keys overlap in one storage are refused", () 
     });
   });
 
-  it("two collections with one pattern, two single resources with one ref, a [name] pattern crossing a wildcard", () => {
+  it("two collections with one pattern, two single resources with one ref", () => {
     expect(
       definitionError(() =>
         defineFlow({ kind: "f", resources: { a: collection("notes/*"), b: collection("notes/*") } }),
@@ -61,14 +61,29 @@ describe("definitions whose stored keys overlap in one storage are refused", () 
     expect(definitionError(() => defineFlow({ kind: "f", resources: { one, two } })).details).toMatchObject({
       key: "shared/brief",
     });
-    expect(
-      definitionError(() =>
-        defineFlow({
-          kind: "f",
-          resources: { byTopic: collection("[topic]/notes"), files: collection("files/*") },
-        }),
-      ).details,
-    ).toMatchObject({ key: "files/notes" });
+  });
+
+  it("patterns that only cross are allowed: the specification's files/** beside [topic]/notes", () => {
+    // They share "files/notes" alone; each keeps keys the other cannot reach.
+    expect(() =>
+      defineFlow({
+        kind: "f",
+        resources: {
+          files: collection("files/**"),
+          byTopic: collection("[topic]/notes"),
+          one: collection("files/*"),
+        },
+      }),
+    ).toThrow(/every stored key of resource "one" .* is also a key of "files"/);
+    const flow = defineFlow({
+      kind: "f",
+      resources: {
+        files: collection("files/**"),
+        byTopic: collection("[topic]/notes"),
+        leaf: collection("*/x"),
+      },
+    });
+    expect(Object.keys(flow.resources)).toEqual(["files", "byTopic", "leaf"]);
   });
 
   it("includes block-level declarations of actions, webhooks and reactions, naming the declaring block", () => {
@@ -79,7 +94,7 @@ describe("definitions whose stored keys overlap in one storage are refused", () 
       defineFlow({ kind: "f", resources: { secretDoc }, actions: { list: listing } }),
     );
     expect(error.message).toMatch(
-      /"secretDoc" .*declared by flow "f"\) and "docs" .*declared by block "lister"\)/,
+      /"secretDoc" .*declared by flow "f"\) is also a key of "docs" .*declared by block "lister"\)/,
     );
     expect(error.details).toMatchObject({ declaredBy: ['flow "f"', 'block "lister"'] });
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineResourceCollection } from "./define-collection.js";
 import { defineExternalCollection } from "./define-external-collection.js";
 import { defineResource } from "./define-resource.js";
-import { keySegments, overlappingKey, storedKeySegments } from "./key-overlap.js";
+import { keySegments, keysWithin, overlappingKey, storedKeySegments } from "./key-overlap.js";
 import { compilePattern } from "./pattern.js";
 
 const p = (pattern: string) => compilePattern(pattern).segments;
@@ -75,6 +75,9 @@ describe("overlappingKey: patterns against patterns", () => {
         const shared = universe.some((key) => left.matches(key) && right.matches(key));
         const example = overlappingKey(left.segments, right.segments);
         expect({ a, b, overlaps: example !== undefined }).toEqual({ a, b, overlaps: shared });
+        // Within: every key of the universe `a` matches, `b` matches too (the universe is deep enough for these patterns).
+        const within = universe.every((key) => !left.matches(key) || right.matches(key));
+        expect({ a, b, within: keysWithin(left.segments, right.segments) }).toEqual({ a, b, within });
         if (example !== undefined)
           expect([left.matches(example), right.matches(example)]).toEqual([true, true]);
       }

@@ -82,3 +82,31 @@ export function overlappingKey(
     out.push(segment);
   }
 }
+
+/** Whether every key segment `a` accepts is one `b` accepts (a literal fits a variable segment, not the reverse). */
+function segmentWithin(a: PatternSegment, b: PatternSegment): boolean {
+  if (b.type === "literal") return a.type === "literal" && a.value === b.value;
+  return a.type !== "literal" || a.value !== "";
+}
+
+/**
+ * Whether every storage key `a` addresses is also one `b` addresses (`a`'s keys are a subset of `b`'s),
+ * read as {@link overlappingKey} reads segments. A single key is within a pattern that matches it;
+ * `hid/*` is within `hid/**`; `[topic]/notes` and `files/**` overlap (at `files/notes`) but neither is
+ * within the other.
+ * @example
+ * keysWithin(keySegments("secretDoc"), compilePattern("*").segments); // true
+ * keysWithin(compilePattern("hid/**").segments, compilePattern("hid/*").segments); // false
+ */
+export function keysWithin(a: readonly PatternSegment[], b: readonly PatternSegment[]): boolean {
+  for (let i = 0; ; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (y === undefined) return x === undefined;
+    // `b`'s `**` takes every rest of one or more non-empty segments: whatever `a` has left, if anything.
+    if (y.type === "deep")
+      return x !== undefined && a.slice(i).every((s) => s.type !== "literal" || s.value !== "");
+    if (x === undefined || x.type === "deep") return false;
+    if (!segmentWithin(x, y)) return false;
+  }
+}

@@ -32,7 +32,8 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 
 /** Starts an action on a host (202) and returns its request id. */
 async function start(host: HostProcess, action: string, body: object): Promise<string> {
-  const started = await call(host, "POST", `/board/actions/${action}`, body);
+  // Open mode: every action names its user (the session's owner), as the specification's resolution order reads it.
+  const started = await call(host, "POST", `/board/actions/${action}`, { userId: "u1", ...body });
   expect(started.status).toBe(202);
   return started.body.requestId as string;
 }
@@ -155,6 +156,7 @@ describe.skipIf(!DATABASE_URL)(
     it("a stream opened on host B receives, live and in order, the events of a request running on host A", async () => {
       const pauseMs = 250;
       const started = await call(a, "POST", "/board/actions/chatter", {
+        userId: "u1",
         sessionId,
         input: { count: 5, pauseMs },
       });
@@ -194,6 +196,7 @@ describe.skipIf(!DATABASE_URL)(
       const doomed = await startHost("C", { databaseUrl: url, schema, leaseMs: 600, hang: true });
       const created = await call(doomed, "POST", "/board/sessions", { userId: "u1" });
       const started = await call(doomed, "POST", "/board/actions/slow", {
+        userId: "u1",
         sessionId: created.body.session.id,
         input: {},
       });

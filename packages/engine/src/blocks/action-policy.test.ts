@@ -34,6 +34,25 @@ describe("action policy", () => {
     expect(onCompleted).not.toHaveBeenCalled();
   });
 
+  it("an output JSON cannot hold is an error (invalid-output, onErrored), never a completion", async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const output of [{ amount: 1n }, cyclic]) {
+      const { run } = createTestRun();
+      const onCompleted = vi.fn();
+      const onErrored = vi.fn();
+      const odd = handler({ name: "odd", execute: () => output });
+      const error = await runAction({ block: odd, onCompleted, onErrored }, undefined, run).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(hasErrorCode(error, "invalid-output")).toBe(true);
+      expect((error as Error).message).toMatch(/^The action's output cannot be stored as JSON \(/);
+      expect(onErrored).toHaveBeenCalledWith(error, run.ctx);
+      expect(onCompleted).not.toHaveBeenCalled();
+    }
+  });
+
   it("calls onErrored for an aborted run too", async () => {
     const { run, controller } = createTestRun();
     const onErrored = vi.fn();

@@ -153,6 +153,53 @@ describe.each(storeFactories)(
       expect((await host.stores.sessions.list({ userId: "u2" })).total).toBe(0);
     });
 
+    it("nor beneath the same user's conversation from another tenant, which would share its lineage resources", async () => {
+      const root = await host.createSession("chat", {
+        source: "test",
+        principal: { userId: "u1", tenantId: "t1" },
+      });
+      const before = (await host.stores.sessions.list({})).total;
+      await expect(
+        host.dispatch({
+          source: "agent",
+          flowKind: "chat",
+          action: "visit",
+          input: null,
+          principal: { userId: "u1", tenantId: "t2" },
+          parentSessionId: root.id,
+          responseEmitter: null,
+        }),
+      ).rejects.toMatchObject({ code: "forbidden" });
+      expect((await host.stores.sessions.list({})).total).toBe(before);
+    });
+
+    it("an input JSON cannot hold is invalid-input before any session is made for it", async () => {
+      const before = (await host.stores.sessions.list({})).total;
+      for (const input of [
+        { amount: 1n },
+        (() => {
+          const o: Record<string, unknown> = {};
+          o.self = o;
+          return o;
+        })(),
+      ]) {
+        await expect(
+          host.dispatch({
+            source: "agent",
+            flowKind: "chat",
+            action: "visit",
+            input,
+            principal: { userId: "u1" },
+            responseEmitter: null,
+          }),
+        ).rejects.toMatchObject({ code: "invalid-input" });
+        await expect(
+          host.invoke("chat", "visit", { source: "test", principal: { userId: "u1" } }, { input }),
+        ).rejects.toMatchObject({ code: "invalid-input" });
+      }
+      expect((await host.stores.sessions.list({})).total).toBe(before);
+    });
+
     it("the resolver sees source, request headers, cookies and URL; metadata.body only on action calls", async () => {
       const caller = {
         source: "http",
@@ -257,5 +304,44 @@ describe("dispatch addressing", () => {
         expect((await done).flowId).toBe("multi-b");
       },
     );
+  });
+});
+
+describe("outputs JSON cannot hold", () => {
+  it("fail the request with invalid-output, with or without action hooks", async () => {
+    const odd = handler({ name: "odd", execute: async () => ({ amount: 1n }) });
+    const completed: unknown[] = [];
+    const errored: unknown[] = [];
+    const flow = defineFlow({
+      kind: "odd",
+      actions: {
+        bare: odd,
+        hooked: {
+          block: odd,
+          onCompleted: (output) => {
+            completed.push(output);
+          },
+          onErrored: (error) => {
+            errored.push(error);
+          },
+        },
+      },
+    });
+    await withHost({ flows: [flow] }, async (host) => {
+      for (const action of ["bare", "hooked"]) {
+        const { request } = await host.invoke(
+          "odd",
+          action,
+          { source: "test", principal: { userId: "u1" } },
+          { input: null },
+        );
+        const { record } = await settle(host, request.id);
+        expect(record.status).toBe("failed");
+        expect(record.error).toMatchObject({ code: "invalid-output" });
+        expect(record.error?.message).toContain("cannot be stored as JSON");
+      }
+      expect(completed).toEqual([]);
+      expect(errored).toHaveLength(1);
+    });
   });
 });

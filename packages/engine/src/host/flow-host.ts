@@ -34,7 +34,7 @@ import {
   resolverFor,
 } from "./principal.js";
 import { FlowRegistry, type RegisteredFlow } from "./registry.js";
-import { RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
+import { inputJson, RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
 import { SessionService } from "./sessions.js";
 import type {
   Caller,
@@ -215,8 +215,8 @@ export class FlowHost {
   }
 
   /**
-   * Loads an addressed session and checks its owner, then its bound org (as an action on it would), before
-   * anything else runs. The governing flow is the session's recorded owner. Flows without any resolver are
+   * Loads an addressed session and checks its owner, then that the caller names no other org than the
+   * session's bound one ({@link SessionService.assertOrgNotContradicted}), before anything else runs. The governing flow is the session's recorded owner. Flows without any resolver are
    * open (development mode).
    */
   async authorizeSession(
@@ -228,7 +228,7 @@ export class FlowHost {
     if (caller.principal || this.hasResolver(flow)) {
       const { principal } = await this.principalFor(flow, caller, { sessionId });
       this.sessions.assertOwner(session, principal);
-      this.sessions.assertOrgBinding(session, principal);
+      this.sessions.assertOrgNotContradicted(session, principal);
     }
     return { session, flow };
   }
@@ -250,7 +250,10 @@ export class FlowHost {
       if (principal.userId !== request.userId) {
         throw new FlowError("forbidden", "This request belongs to another owner.");
       }
-      this.sessions.assertOrgBinding(session ?? { id: request.sessionId, orgId: request.orgId }, principal);
+      this.sessions.assertOrgNotContradicted(
+        session ?? { id: request.sessionId, orgId: request.orgId },
+        principal,
+      );
     }
     return { request, flow };
   }
@@ -274,6 +277,8 @@ export class FlowHost {
     let parent: SessionRecord | undefined;
     if (body.parentSessionId) {
       parent = (await this.authorizeSession(body.parentSessionId, { ...caller, principal })).session;
+      // The child is bound to the principal's org: it must be the parent's (naming none is no exception here).
+      this.sessions.assertOrgBinding(parent, principal);
     }
     return this.sessions.create({
       flow,
@@ -419,13 +424,18 @@ export class FlowHost {
       },
       body.userId,
     );
+    // The input as stored, before any session is made for it: one JSON cannot hold is a 400 that leaves nothing.
+    const input = inputJson(body.input);
     if (session) {
       this.sessions.assertBinding(session, principal);
     } else {
       let parent: SessionRecord | undefined;
       if (body.parentSessionId) {
         parent = await this.sessions.get(body.parentSessionId);
+        // A child is its parent owner's: the user and org (binding mismatches), then the tenant (403 forbidden,
+        // as the parent's addressed routes answer).
         this.sessions.assertBinding(parent, principal);
+        this.sessions.assertOwner(parent, principal);
       }
       session = await this.sessions.create({ flow, principal, ...(parent ? { parent } : {}) });
     }
@@ -434,7 +444,8 @@ export class FlowHost {
       session,
       principal,
       target: { type: "action", action },
-      input: body.input,
+      input,
+      inputIsJson: true,
       metadata: { origin: caller.source === "http" ? "action" : caller.source, ...(body.metadata ?? {}) },
     });
     return { request, session };

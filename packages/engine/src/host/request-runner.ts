@@ -16,6 +16,7 @@ import {
   TERMINAL_REQUEST_STATUSES,
   type WebhookBinding,
 } from "@flowrt/core";
+import { outputNotJson } from "../blocks/action-policy.js";
 import { isoNow } from "../requests/clock.js";
 import { newId } from "../requests/new-id.js";
 import { RunAbort, writeAfterAbort } from "../requests/run-abort.js";
@@ -118,7 +119,7 @@ function inputNotJson(error: unknown): FlowError {
 }
 
 /** An input as the JSON value a store keeps; one JSON cannot hold is an `invalid-input` refusal. */
-function inputJson(value: unknown): JsonValue {
+export function inputJson(value: unknown): JsonValue {
   try {
     return toJson(value);
   } catch (error) {
@@ -139,6 +140,13 @@ function inputRefusal(record: RequestRecord): FlowError | undefined {
     return inputNotJson(error);
   }
 }
+
+/** The error of a non-durable request whose host stopped: on the record and on its `request.failed` event. */
+const ORPHANED: RequestError = Object.freeze({
+  code: "internal-error",
+  message: "The host running this request stopped.",
+  retryable: false,
+});
 
 function toRequestError(error: unknown): RequestError {
   if (isFlowError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
@@ -460,9 +468,18 @@ export class RequestRunner {
       cleared = false;
     }
     const completedAt = isoNow();
+    let output: JsonValue = null;
+    if (outcome.ok) {
+      try {
+        output = toJson(outcome.output);
+      } catch (error) {
+        // An output JSON cannot hold (a BigInt, a cycle, nesting too deep) fails the request.
+        outcome = { ok: false, error: outputNotJson(error) };
+      }
+    }
     const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));
     const patch: RequestPatch = outcome.ok
-      ? { status: "completed", output: toJson(outcome.output), completedAt, claim: null }
+      ? { status: "completed", output, completedAt, claim: null }
       : wasAbort
         ? { status: "aborted", error: toRequestError(outcome.error), completedAt, claim: null }
         : { status: "failed", error: toRequestError(outcome.error), completedAt, claim: null };
@@ -532,12 +549,14 @@ export class RequestRunner {
         await stores.requests
           .update(record.id, record.version, {
             status: "failed",
-            error: { code: "internal-error", message: "The host running this request stopped." },
+            error: ORPHANED,
             completedAt: isoNow(),
             claim: null,
           })
           .then((r) =>
-            r.ok ? this.emit(record.id, "request.failed", { error: { code: "internal-error" } }) : undefined,
+            r.ok
+              ? this.emit(record.id, "request.failed", { error: ORPHANED as unknown as JsonObject })
+              : undefined,
           );
       }
     }

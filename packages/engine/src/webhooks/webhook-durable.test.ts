@@ -96,6 +96,14 @@ describe("durable webhook bindings", () => {
       expect(plain.record.status).toBe("failed");
       expect(plain.record.output).toBeUndefined();
       expect(plain.events.map((e) => e.type)).not.toContain("request.started");
+      // Its failure event says what the record says.
+      const failed = plain.events.find((e) => e.type === "request.failed");
+      expect(failed?.data.error).toEqual(plain.record.error);
+      expect(plain.record.error).toEqual({
+        code: "internal-error",
+        message: "The host running this request stopped.",
+        retryable: false,
+      });
 
       await host.close();
       await stores.close();

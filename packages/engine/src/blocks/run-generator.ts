@@ -15,10 +15,21 @@ async function resolvePrompt(source: PromptSource, input: unknown, ctx: AnyBlock
   return text;
 }
 
-/** The definition's own tools over the generic content tools: an explicit tool wins a name clash. */
+/** The mark of a content tool made without a scope (`readResourceContentTool()`; see `content-tools.ts`). */
+const CONTENT_TOOL = Symbol.for("flowrt.contentTool");
+
+/**
+ * The definition's own tools over the generic content tools: an explicit tool wins a name clash. An own
+ * tool made without a scope (`readResourceContentTool()`) is replaced by its form bound to this run.
+ */
 function toolsFor(block: GeneratorBlock, run: BlockRun): ToolSet | undefined {
-  const own = typeof block.tools === "function" ? block.tools(run.ctx) : (block.tools ?? {});
-  const tools = { ...(block.contentTools ? run.contentTools() : {}), ...own };
+  const own: Record<string, unknown> =
+    typeof block.tools === "function" ? block.tools(run.ctx) : (block.tools ?? {});
+  const tools: Record<string, unknown> = { ...(block.contentTools ? run.contentTools() : {}), ...own };
+  for (const name of Object.keys(own)) {
+    const bound = (own[name] as { [CONTENT_TOOL]?: string } | undefined)?.[CONTENT_TOOL];
+    if (bound !== undefined) tools[name] = run.contentTools()[bound];
+  }
   return Object.keys(tools).length === 0 ? undefined : (tools as ToolSet);
 }
 

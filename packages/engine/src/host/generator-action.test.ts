@@ -2,6 +2,7 @@ import { defineFlow, defineResource, defineResourceCollection, generator } from 
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { type StreamResult, textStep, toolStep } from "../blocks/testing/mock-stream.js";
+import { readResourceContentTool, writeResourceContentTool } from "../resources/content-tools.js";
 import { settle, storeFactories, useHost } from "./testing/fixtures.js";
 
 const drafts = defineResourceCollection({
@@ -73,5 +74,54 @@ describe.each(storeFactories)("a generator action on the $name store", (factory)
       "Hello from the model",
     );
     expect(model.doStreamCalls).toHaveLength(3);
+  });
+});
+
+describe("the content tools as the specification names them: readResourceContentTool(), writeResourceContentTool()", () => {
+  let model: MockLanguageModelV4;
+  const env = useHost(storeFactories[0]!, () => {
+    model = scriptedModel([
+      toolStep("call-1", "save", { uri: "session/drafts/plan.md", content: "Step one" }),
+      toolStep("call-2", "open", { uri: "session/drafts/plan.md" }),
+      toolStep("call-3", "open", { uri: "session/secret" }),
+      textStep(["Done."]),
+    ]);
+    const planner = generator({
+      name: "planner",
+      model,
+      prompt: "Plan.",
+      // Made without a scope: each run binds them to its own resources.
+      tools: { save: writeResourceContentTool(), open: readResourceContentTool() },
+      resources: { drafts, secret },
+    });
+    return {
+      flows: [
+        defineFlow({
+          kind: "planner",
+          authentication: { requireUser: false, defaultUserId: "dev" },
+          actions: { plan: { block: planner } },
+        }),
+      ],
+    };
+  });
+
+  it("bind to the request that runs the generator, under the same llmReadable / llmWritable gates", async () => {
+    const { request } = await env.host.invoke("planner", "plan", { source: "test" }, {});
+    const { record, events } = await settle(env.host, request.id);
+    expect(record.status).toBe("completed");
+    const results = events.filter((e) => e.type === "tool.result").map((e) => e.data.output);
+    expect(results[0]).toEqual({ uri: "session/drafts/plan.md", written: true });
+    expect(results[1]).toEqual({ uri: "session/drafts/plan.md", content: "Step one" });
+    expect(JSON.stringify(results[2])).not.toContain("do not read");
+    expect(results[2]).toMatchObject({ error: expect.stringContaining("llmReadable") });
+  });
+
+  it("outside a generator, a tool made without a scope says what it needs instead of failing obscurely", async () => {
+    const loose = readResourceContentTool();
+    const result = await loose.execute?.({ uri: "session/x" }, { toolCallId: "t", messages: [] });
+    expect(result).toEqual({
+      error:
+        "readResourceContentTool() without a scope is bound to a request when a generator block runs it; outside one, pass the scope.",
+    });
   });
 });

@@ -229,6 +229,26 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
     expect(logs.some((l) => l.message === "made a")).toBe(true);
   });
 
+  it("a hook that is async anyway (its promise rejects) is logged like a throw, never an unhandled rejection", async () => {
+    const asyncHooked = defineResourceCollection({
+      pattern: "ah/*",
+      scope: "session",
+      stateSchema: schema,
+      onInstanceCreated: (async () => {
+        throw new Error("async hook failed");
+      }) as never,
+    });
+    const { h, logs } = await open({ asyncHooked });
+    await h.asyncHooked.create("a", { n: 1 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(logs).toContainEqual({
+      level: "error",
+      message: 'onInstanceCreated hook of "asyncHooked" threw',
+      data: { error: "async hook failed" },
+    });
+    expect(await h.asyncHooked.getOptional("a")).not.toBeNull();
+  });
+
   it("prefetchMode eager lists a flow-level collection at load; lazy reads per key access", async () => {
     const lazyNotes = defineResourceCollection({
       pattern: "notes/*",

@@ -321,7 +321,7 @@ export class CollectionRuntime implements ContentOwner {
       );
     }
     const instance = this.instance(path, null);
-    const value = instance.cell.validate("create", applyPatch({}, partial ?? {}));
+    const value = instance.cell.validate("create", applyPatch({}, partial ?? {}, path, "create"));
     const version = await this.insert(path, value);
     // The cell keeps its own copy: `value` is nobody else's, so the hook and the announcement may have it.
     instance.cell.prime({ value, version });
@@ -448,11 +448,16 @@ export class CollectionRuntime implements ContentOwner {
   }
 
   /** Hooks are synchronous side effects; one that throws is logged, the committed write stands. */
-  private runHook(name: string, run: () => void): void {
-    try {
-      run();
-    } catch (error) {
+  private runHook(name: string, run: () => unknown): void {
+    const failed = (error: unknown) =>
       this.ctx.log.error(`${name} hook of "${this.accessor}" threw`, { error: (error as Error)?.message });
+    try {
+      const result = run();
+      // Hooks are synchronous; one that returns a promise anyway (an async function) is not awaited, but its
+      // rejection is logged like a throw rather than left unhandled (which would end the process).
+      if (result instanceof Promise) result.catch(failed);
+    } catch (error) {
+      failed(error);
     }
   }
 

@@ -69,8 +69,38 @@ async function readableEntries(
   return out;
 }
 
-/** `readResourceContent`: the rendered content at a uri (`llmReadable` resources only; externals read through `read`). */
-export function readResourceContentTool(scope: ResourceScope): Tool {
+/**
+ * Marks a content tool made without a scope (`readResourceContentTool()`), by the name of its bound form
+ * among the run's content tools: a generator given one swaps in that bound form when it runs (see
+ * `run-generator.ts`, which reads this mark through the same registered symbol).
+ */
+const CONTENT_TOOL = Symbol.for("flowrt.contentTool");
+
+/** A tool made without a scope: the run binds it; called outside a generator, it says so. */
+function unboundTool(
+  name: "readResourceContent" | "writeResourceContent",
+  made: (scope: ResourceScope) => Tool,
+): Tool {
+  const refuse: ResourceScope = new Proxy({} as ResourceScope, {
+    get() {
+      throw new FlowError(
+        "invalid-request",
+        `${name}Tool() without a scope is bound to a request when a generator block runs it; outside one, pass the scope.`,
+      );
+    },
+  });
+  const unbound = made(refuse);
+  Object.defineProperty(unbound, CONTENT_TOOL, { value: name });
+  return unbound;
+}
+
+/**
+ * `readResourceContent`: the rendered content at a uri (`llmReadable` resources only; externals read through
+ * `read`). Without `scope` (`readResourceContentTool()`, as a generator's tool) it reads the resources of the
+ * request that runs the generator.
+ */
+export function readResourceContentTool(scope?: ResourceScope): Tool {
+  if (scope === undefined) return unboundTool("readResourceContent", readResourceContentTool);
   return tool({
     description: "Read the content of a resource by its uri (for example session/notes/today.md).",
     inputSchema: z.object({ uri: z.string().describe("The resource uri: <scope>/<path>") }),
@@ -86,8 +116,12 @@ export function readResourceContentTool(scope: ResourceScope): Tool {
   });
 }
 
-/** `writeResourceContent`: replaces the content at a uri (`llmWritable` only); a collection item is created if missing. */
-export function writeResourceContentTool(scope: ResourceScope): Tool {
+/**
+ * `writeResourceContent`: replaces the content at a uri (`llmWritable` only); a collection item is created if
+ * missing. Without `scope` it writes in the request that runs the generator, as {@link readResourceContentTool}.
+ */
+export function writeResourceContentTool(scope?: ResourceScope): Tool {
+  if (scope === undefined) return unboundTool("writeResourceContent", writeResourceContentTool);
   return tool({
     description:
       "Replace the content of a resource by its uri. Creates the collection item when it does not exist.",

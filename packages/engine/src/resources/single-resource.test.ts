@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineResource, type FlowStores, SHARED_BUCKET } from "@flowrt/core";
+import { defineResource, defineResourceCollection, type FlowStores, SHARED_BUCKET } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createResourceScope } from "./resource-scope.js";
@@ -93,6 +93,39 @@ describe.each(STORE_FACTORIES)("single resources ($name store)", (factory) => {
       expect((await rejection(write())).code).toBe("resource-write-refused");
     }
     expect(await stores.resources.getState(address, "fixed")).toBeNull();
+    expect(events).toEqual([]);
+  });
+
+  it("a Date, Map, Set or class instance in a state write is refused, not stored as {} (a state is a JSON object)", async () => {
+    const loose = defineResource({ scope: "session", stateSchema: z.object({}).catchall(z.any()) });
+    const bag = defineResourceCollection({
+      pattern: "bag/*",
+      scope: "session",
+      stateSchema: z.object({}).catchall(z.any()),
+    });
+    const { h, events } = await scopeWith({ loose, bag });
+    class Point {
+      x = 1;
+    }
+    for (const [value, found] of [
+      [new Date(0), "Date"],
+      [new Map([["a", 1]]), "Map"],
+      [new Set([1]), "Set"],
+      [new Point(), "Point"],
+    ] as const) {
+      for (const write of [
+        () => h.loose.patchState({ v: value }),
+        () => h.loose.setState({ v: value }),
+        () => h.loose.getOrPatchState("v", () => value),
+        () => h.bag.create("a", { v: value }),
+      ]) {
+        const error = await rejection(write());
+        expect(error.code).toBe("resource-write-refused");
+        expect(error.message).toContain(`field "v" holds ${found}, which is not JSON`);
+      }
+    }
+    expect(await stores.resources.getState(address, "loose")).toBeNull();
+    expect(await stores.resources.getState(address, "bag/a")).toBeNull();
     expect(events).toEqual([]);
   });
 

@@ -109,12 +109,12 @@ export class StateCell {
 
   patchState(partial: Record<string, unknown>): Promise<void> {
     this.assertObjectArgument("patchState", partial);
-    return this.mutate("patchState", (current) => applyPatch(current, partial));
+    return this.mutate("patchState", (current) => applyPatch(current, partial, this.name, "patchState"));
   }
 
   setState(full: Record<string, unknown>): Promise<void> {
     this.assertObjectArgument("setState", full);
-    return this.mutate("setState", () => applyPatch({}, full));
+    return this.mutate("setState", () => applyPatch({}, full, this.name, "setState"));
   }
 
   updateState(fn: (current: JsonObject) => JsonObject): Promise<void> {
@@ -153,7 +153,7 @@ export class StateCell {
           stored = current[key];
           return SKIP_WRITE;
         }
-        return applyPatch(current, { [key]: value });
+        return applyPatch(current, { [key]: value }, this.name, "getOrPatchState");
       });
       return cloneJson(stored as JsonValue);
     })();

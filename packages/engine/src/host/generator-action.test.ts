@@ -118,7 +118,7 @@ describe("the content tools as the specification names them: readResourceContent
 
   it("outside a generator, a tool made without a scope says what it needs instead of failing obscurely", async () => {
     const loose = readResourceContentTool();
-    const result = await loose.execute?.({ uri: "session/x" }, { toolCallId: "t", messages: [] });
+    const result = await loose.execute?.({ uri: "session/x" }, { toolCallId: "t", messages: [] } as never);
     expect(result).toEqual({
       error:
         "readResourceContentTool() without a scope is bound to a request when a generator block runs it; outside one, pass the scope.",

@@ -18,6 +18,16 @@ const sse = {
   content: { "text/event-stream": { schema: { type: "string" } } },
 };
 
+/** A listing filter that may repeat: every value given must match (two different values list nothing). */
+const narrowing = (name: string) => ({
+  name,
+  in: "query",
+  schema: { type: "array", items: { type: "string" } },
+  style: "form",
+  explode: true,
+  description: `Only narrows; repeated, a row must match every value.`,
+});
+
 /** An OpenAPI 3.1 description of the host's HTTP API, with its flows' actions spelled out. */
 export function openApiDocument(host: FlowHost) {
   const paths: Record<string, object> = {
@@ -27,13 +37,17 @@ export function openApiDocument(host: FlowHost) {
     },
     "/sessions": {
       get: {
-        summary: "List the caller's sessions",
-        parameters: [{ name: "userId", in: "query", schema: { type: "string" } }],
-        responses: { 200: json("Sessions"), ...errors(401) },
+        summary: "List the caller's sessions (never refused: an unidentified caller gets an empty list)",
+        parameters: [narrowing("userId"), narrowing("flowId")],
+        responses: { 200: json("Sessions") },
       },
     },
     "/active-requests": {
-      get: { summary: "List the caller's active requests", responses: { 200: json("Requests") } },
+      get: {
+        summary: "List the caller's active requests (never refused, as the session list)",
+        parameters: [narrowing("userId")],
+        responses: { 200: json("Requests") },
+      },
     },
     "/{flowId}/sessions": {
       post: {
@@ -216,7 +230,14 @@ export function openApiDocument(host: FlowHost) {
             userId: { type: "string", description: "Read only when no resolver governs the flow." },
           },
         },
-        ActionCall: { type: "object", properties: { input: {}, sessionId: { type: "string" } } },
+        ActionCall: {
+          type: "object",
+          properties: {
+            input: {},
+            sessionId: { type: "string" },
+            userId: { type: "string", description: "Read only when no resolver governs the flow." },
+          },
+        },
         ItemCreate: {
           type: "object",
           required: ["topic"],

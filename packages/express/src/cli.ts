@@ -8,8 +8,8 @@ import { parseStoreSpec, UsageError } from "./cli/store-spec.js";
 const USAGE = `Usage: flowrt serve <module> [options]
 
 Serves the flows a module exports (a default array, a named "flows" array, or every exported flow
-definition; optional named exports "resolvePrincipal" and "webhookProviders"). TypeScript modules load
-through tsx.
+definition; optional named exports "resolvePrincipal", "webhookProviders" and "inbound", an array of
+custom inbound adapters whose routes are served beside the API). TypeScript modules load through tsx.
 
 Options:
   --port <n>          port to listen on (0 picks a free one)      default: $PORT or 3000

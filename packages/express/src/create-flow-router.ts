@@ -1,6 +1,15 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { createHttpHandler, DEFAULT_BODY_LIMIT, type FlowHost, type HttpRequest } from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
+import {
+  inboundMethod,
+  invalidInboundPath,
+  notAResponse,
+  requestUrl,
+  type SourcedInboundRoute,
+  sendWebResponse,
+  toWebRequest,
+} from "./inbound.js";
 import { problem } from "./problem.js";
 import { BodyReadError, bodyAtHand, discardBody, readRawBody } from "./raw-body.js";
 import { sendResponse } from "./send-response.js";
@@ -56,6 +65,12 @@ class ExpressHttpRequest implements HttpRequest {
  * raw body itself for every content type (no `express.json()` needed), hands the request to the engine's
  * transport-neutral handler and writes back what the engine answers, event streams included.
  *
+ * Beside the API it mounts the routes of the host's custom inbound adapters (`host.inboundRoutes()`, read
+ * once, here): each on its method and its `path`, matched with Express route syntax (`/hooks/:team`) against
+ * the full request path where the router is mounted, not relative to `basePath`, and ahead of the API. A
+ * route's handler gets a WHATWG `Request` and its `Response` is written back, streamed. A route with a
+ * method Express cannot serve, or a path that is not a valid route path, throws here.
+ *
  * @example
  * await host.start();
  * app.use(createFlowRouter(host));
@@ -67,29 +82,69 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
   });
 
+  /**
+   * Answers a request that failed: nothing once the client is gone, a cut connection once the response
+   * has started, the body's 400 or 413, else a generic 500 (the error logged as `message`, with `fields`).
+   */
+  const fail = async (
+    req: Request,
+    res: Response,
+    error: unknown,
+    message: string,
+    fields: Record<string, unknown>,
+  ) => {
+    if (error instanceof BodyReadError && error.status === 499) return;
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof BodyReadError && error.code !== "client-closed") {
+      await discardBody(req);
+      const extra = error.status === 413 ? { limit: bodyLimit } : {};
+      problem(res, error.code, error.message, extra);
+      return;
+    }
+    host.logger.error(message, { ...fields, error: errorText(error) });
+    problem(res, "internal-error", "An unexpected error occurred.");
+  };
+
   const serve = async (req: Request, res: Response, relative: string) => {
     try {
       const rawBody = bodyAtHand(req) ?? (await readRawBody(req, bodyLimit));
       const response = await handle(new ExpressHttpRequest(req, res, relative, rawBody));
       await sendResponse(res, response, req.method === "HEAD");
     } catch (error) {
-      if (error instanceof BodyReadError && error.status === 499) return;
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof BodyReadError && error.code !== "client-closed") {
+      await fail(req, res, error, "flow router failed", { method: req.method, path: req.originalUrl });
+    }
+  };
+
+  /**
+   * Serves one custom inbound route: the Express request as a WHATWG `Request` (the raw body read as for
+   * the API, under the same limit), the handler's `Response` written back. Whatever the handler throws or
+   * returns instead of a `Response` is the usual 500; the log names the route, never the body.
+   */
+  const serveInbound = async (route: SourcedInboundRoute, req: Request, res: Response) => {
+    const fields = { source: route.source, method: req.method, path: route.path };
+    const signal = clientGone(res);
+    try {
+      const url = requestUrl(req);
+      if (url === null) {
         await discardBody(req);
-        const extra = error.status === 413 ? { limit: bodyLimit } : {};
-        problem(res, error.code, error.message, extra);
+        problem(res, "invalid-request", "The request's Host header does not name a valid host.");
         return;
       }
-      host.logger.error("flow router failed", {
-        method: req.method,
-        path: req.originalUrl,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-      });
-      problem(res, "internal-error", "An unexpected error occurred.");
+      // A WHATWG Request cannot carry a body on GET or HEAD: one sent anyway is left unread.
+      const body =
+        req.method === "GET" || req.method === "HEAD"
+          ? undefined
+          : (bodyAtHand(req) ?? (await readRawBody(req, bodyLimit)));
+      const response: unknown = await route.handler(toWebRequest(req, url, body, signal));
+      if (!(response instanceof globalThis.Response)) throw notAResponse(response);
+      await sendWebResponse(res, response, req.method === "HEAD");
+    } catch (error) {
+      // The handler's body failed mid-stream (a client that left is not an error): say so before cutting.
+      if (res.headersSent) host.logger.error("inbound route failed", { ...fields, error: errorText(error) });
+      await fail(req, res, error, "inbound route failed", fields);
     }
   };
 
@@ -102,6 +157,24 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
     else void serve(req, res, relative);
   };
   const router = Router();
+  // Inbound routes first: one that lies below basePath is served rather than answered 404 by the API.
+  for (const route of host.inboundRoutes()) {
+    const method = inboundMethod(route);
+    let expressRoute: ReturnType<typeof router.route>;
+    try {
+      expressRoute = router.route(route.path);
+    } catch (error) {
+      throw invalidInboundPath(route, error);
+    }
+    // `route.post(…)`, `route.propfind(…)`: Express's route has one registrar per method it knows.
+    const on = expressRoute as unknown as Record<
+      string,
+      (handler: (req: Request, res: Response) => void) => void
+    >;
+    on[method]!((req, res) => {
+      serveInbound(route, req, res).catch(() => res.destroy());
+    });
+  }
   router.use(flowLayer);
   // While that layer is all the router holds, a request goes straight to it: the router's own pass over
   // its stack would only call it. Anything an application adds to the router brings the full pass back.
@@ -113,6 +186,10 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
     else routerPass(req, res, out);
   };
   return router;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /**

@@ -33,8 +33,15 @@ describe("flowsFromExports", () => {
     });
   });
 
+  test("passes inbound adapters through", () => {
+    const inbound = [{ source: "hooks", createBindings: () => ({ routes: [] }) }];
+    expect(flowsFromExports({ notebook, inbound })).toEqual({ flows: [notebook], inbound });
+  });
+
   test.each([
     [{}, /exports no flows/],
+    [{ notebook, inbound: { source: "x" } }, /"inbound" export must be an array of inbound adapters/],
+    [{ notebook, inbound: [{ source: "x" }] }, /"inbound" export must be an array of inbound adapters/],
     [{ default: [notebook, {}] }, /default export must be an array of flow definitions/],
     [{ flows: notebook }, /"flows" export must be an array/],
     [{ notebook, resolvePrincipal: "x" }, /"resolvePrincipal" export must be a function/],
@@ -50,5 +57,7 @@ test("loadFlowsModule imports a TypeScript module relative to cwd", async () => 
   const loaded = await loadFlowsModule("src/testing/cli-flows-with-resolver.ts", packageDir);
   expect(loaded.flows.map((f) => f.id)).toEqual(["notebook"]);
   expect(typeof loaded.resolvePrincipal).toBe("function");
+  const withInbound = await loadFlowsModule("src/testing/cli-flows-with-inbound.ts", packageDir);
+  expect(withInbound.inbound?.map((adapter) => adapter.source)).toEqual(["note-hook"]);
   await expect(loadFlowsModule("src/testing/missing.ts", packageDir)).rejects.toThrow(/No flows module at/);
 });

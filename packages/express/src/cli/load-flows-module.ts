@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type AnyFlowDefinition, isFlowDefinition, type PrincipalResolver } from "@flowrt/core";
-import type { WebhookProviderDefinition } from "@flowrt/engine";
+import type { InboundAdapter, WebhookProviderDefinition } from "@flowrt/engine";
 import { tsImport } from "tsx/esm/api";
 import { UsageError } from "./store-spec.js";
 
@@ -11,6 +11,14 @@ export interface FlowsModule {
   flows: AnyFlowDefinition[];
   resolvePrincipal?: PrincipalResolver;
   webhookProviders?: Record<string, WebhookProviderDefinition>;
+  /** Custom inbound adapters; their routes are mounted beside the API. */
+  inbound?: InboundAdapter[];
+}
+
+function isInboundAdapter(value: unknown): value is InboundAdapter {
+  if (typeof value !== "object" || value === null) return false;
+  const adapter = value as Partial<InboundAdapter>;
+  return typeof adapter.source === "string" && typeof adapter.createBindings === "function";
 }
 
 function flowList(value: unknown, name: string): AnyFlowDefinition[] {
@@ -35,7 +43,7 @@ export function flowsFromExports(exports: Record<string, unknown>): FlowsModule 
     );
   }
   const module: FlowsModule = { flows };
-  const { resolvePrincipal, webhookProviders } = exports;
+  const { resolvePrincipal, webhookProviders, inbound } = exports;
   if (resolvePrincipal !== undefined) {
     if (typeof resolvePrincipal !== "function")
       throw new UsageError('The "resolvePrincipal" export must be a function.');
@@ -46,6 +54,14 @@ export function flowsFromExports(exports: Record<string, unknown>): FlowsModule 
       throw new UsageError('The "webhookProviders" export must be an object keyed by provider name.');
     }
     module.webhookProviders = webhookProviders as Record<string, WebhookProviderDefinition>;
+  }
+  if (inbound !== undefined) {
+    if (!Array.isArray(inbound) || !inbound.every(isInboundAdapter)) {
+      throw new UsageError(
+        'The "inbound" export must be an array of inbound adapters ({ source, createBindings(host) }).',
+      );
+    }
+    module.inbound = inbound;
   }
   return module;
 }

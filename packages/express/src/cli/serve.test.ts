@@ -1,7 +1,10 @@
-import { defineFlow } from "@flowrt/core";
+import { fileURLToPath } from "node:url";
+import { defineFlow, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { notebook, slow } from "../testing/fixture-flows.js";
-import { assertSafeBind, unauthenticatedFlows } from "./serve.js";
+import { loadFlowsModule } from "./load-flows-module.js";
+import { assertSafeBind, serveFlows, unauthenticatedFlows } from "./serve.js";
 
 describe("non-loopback refusal", () => {
   test("names every flow without a resolver of its own when the module has none", () => {
@@ -33,4 +36,27 @@ describe("non-loopback refusal", () => {
       expect(() => assertSafeBind({ flows: [notebook] }, host)).not.toThrow();
     }
   });
+});
+
+test("serves the routes of the module's inbound adapters beside the API", async () => {
+  const packageDir = fileURLToPath(new URL("../..", import.meta.url));
+  const module = await loadFlowsModule("src/testing/cli-flows-with-inbound.ts", packageDir);
+  const server = await serveFlows(module, { port: 0, host: "127.0.0.1", store: { kind: "memory" } });
+  try {
+    const origin = new URL(server.url).origin;
+    const res = await request(origin)
+      .post("/hooks/note")
+      .type("form")
+      .send("user=ada&key=a&title=Hooked")
+      .expect(202);
+    let record = await server.host.stores.requests.get(res.body.requestId);
+    for (let i = 0; i < 200 && !(record && TERMINAL_REQUEST_STATUSES.includes(record.status)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      record = await server.host.stores.requests.get(res.body.requestId);
+    }
+    expect(record).toMatchObject({ status: "completed", userId: "ada", output: { added: 1 } });
+    await request(server.url).get("").expect(200);
+  } finally {
+    await server.close();
+  }
 });

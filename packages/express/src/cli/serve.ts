@@ -67,6 +67,7 @@ export async function serveFlows(module: FlowsModule, options: ServeOptions): Pr
       stores,
       ...(module.resolvePrincipal ? { resolvePrincipal: module.resolvePrincipal } : {}),
       ...(module.webhookProviders ? { webhookProviders: module.webhookProviders } : {}),
+      ...(module.inbound ? { inbound: module.inbound } : {}),
       ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
     });
     await host.start();

@@ -251,6 +251,32 @@ describe("errors", () => {
     expect(await rejection(client.getSession("s1"))).toMatchObject({ code: "invalid-response" });
   });
 
+  it("an invalid-response carries the answer's own status; action, abort and retry answers are checked too", async () => {
+    server = await startTestServer((req, res) => {
+      if (req.url?.endsWith("/stream")) {
+        res.writeHead(204);
+        return res.end();
+      }
+      sendJson(res, req.method === "POST" && req.url?.endsWith("/sessions") ? 201 : 202, {});
+    });
+    const client = createFlowClient({ baseUrl: server.baseUrl });
+    expect(await rejection(client.createSession("f"))).toMatchObject({
+      status: 201,
+      code: "invalid-response",
+    });
+    for (const call of [
+      () => client.invoke("f", "a", { input: null }),
+      () => client.abort("r1"),
+      () => client.retry("r1"),
+    ]) {
+      expect(await rejection(call())).toMatchObject({ status: 202, code: "invalid-response" });
+    }
+    const streamed = await client.invokeAndStream("f", "a", { input: null }).catch((e: unknown) => e);
+    expect(streamed).toMatchObject({ status: 202, code: "invalid-response" });
+    const events = client.events("r1", { maxRetries: 0 });
+    expect(await rejection(events.next())).toMatchObject({ status: 204, code: "invalid-response" });
+  });
+
   it("reports a refused connection as network-error with status 0", async () => {
     const s = await serve();
     const baseUrl = s.baseUrl;

@@ -7,7 +7,14 @@ import {
 } from "./request-stream.js";
 import { createResourceClient, type ResourceClient } from "./resources.js";
 import type { FlowStreamEvent, TerminalStreamEvent } from "./stream-events.js";
-import { type CallOptions, type FetchLike, type HeadersOption, route, Transport } from "./transport.js";
+import {
+  answerStatus,
+  type CallOptions,
+  type FetchLike,
+  type HeadersOption,
+  route,
+  Transport,
+} from "./transport.js";
 import type {
   ActiveRequest,
   CreateSessionBody,
@@ -113,20 +120,36 @@ export interface FlowClient {
   subscribe(requestId: string, options: SubscribeOptions): Promise<TerminalStreamEvent | undefined>;
 }
 
-function invalidBody(what: string): FlowClientError {
+function invalidBody(what: string, status: number): FlowClientError {
   return new FlowClientError({
-    status: 200,
+    status,
     code: "invalid-response",
     title: "Invalid response",
     detail: `The answer has no ${what}.`,
   });
 }
 
+/** The status a parsed answer came with (see the transport), for an `invalid-response` about it. */
+function statusOf(body: unknown): number {
+  return (typeof body === "object" && body !== null ? answerStatus.get(body) : undefined) ?? 200;
+}
+
 /** Takes one field out of an answer, refusing an answer that lacks it. */
 async function field<T>(answer: Promise<Record<string, unknown>>, name: string): Promise<T> {
   const body = await answer;
-  if (typeof body !== "object" || body === null || body[name] === undefined) throw invalidBody(`"${name}"`);
+  if (typeof body !== "object" || body === null || body[name] === undefined)
+    throw invalidBody(`"${name}"`, statusOf(body));
   return body[name] as T;
+}
+
+/** An answer that must carry string `names` (an action's `{ requestId, sessionId }`), refused without them. */
+async function withIds<T>(answer: Promise<Record<string, unknown>>, ...names: string[]): Promise<T> {
+  const body = await answer;
+  for (const name of names) {
+    if (typeof body !== "object" || body === null || typeof body[name] !== "string")
+      throw invalidBody(`"${name}"`, statusOf(body));
+  }
+  return body as T;
 }
 
 function checkId(name: string, value: unknown): string {
@@ -181,7 +204,7 @@ export function createFlowClient(options: FlowClientOptions): FlowClient {
     snapshot: async <T extends Snapshot>(sessionId: string, call?: CallOptions) =>
       (await get(route`/sessions/${sessionId}/state`, call)) as unknown as T,
     invoke: async (flowId, action, body, call) =>
-      (await post(route`/${flowId}/actions/${action}`, body, call)) as unknown as InvokeResult,
+      withIds<InvokeResult>(post(route`/${flowId}/actions/${action}`, body, call), "requestId", "sessionId"),
     invokeAndStream: async (flowId, action, body, streamOptions = {}) => {
       const response = await transport.send("POST", route`/${flowId}/actions/${action}`, {
         body,
@@ -196,7 +219,8 @@ export function createFlowClient(options: FlowClientOptions): FlowClient {
       if (!type.includes("text/event-stream")) {
         // A server (or proxy) that answers 202 JSON instead: follow the request through its stream route.
         const accepted = (await response.json().catch(() => undefined)) as Partial<InvokeResult> | undefined;
-        if (typeof accepted?.requestId !== "string") throw invalidBody('"requestId" nor an event stream');
+        if (typeof accepted?.requestId !== "string")
+          throw invalidBody('"requestId" nor an event stream', response.status);
         requestId = accepted.requestId;
         sessionId = accepted.sessionId;
         opened = undefined;
@@ -233,9 +257,16 @@ export function createFlowClient(options: FlowClientOptions): FlowClient {
     getRequest: async <TOutput>(requestId: string, call?: CallOptions) =>
       field<FlowRequest<TOutput>>(get(route`/requests/${requestId}`, call), "request"),
     abort: async (requestId, call) =>
-      (await post(route`/requests/${requestId}/abort`, undefined, call)) as { status: RequestStatus },
+      withIds<{ status: RequestStatus }>(
+        post(route`/requests/${requestId}/abort`, undefined, call),
+        "status",
+      ),
     retry: async (requestId, call) =>
-      (await post(route`/requests/${requestId}/retry`, undefined, call)) as unknown as InvokeResult,
+      withIds<InvokeResult>(
+        post(route`/requests/${requestId}/retry`, undefined, call),
+        "requestId",
+        "sessionId",
+      ),
     resources: (sessionId, ref) =>
       createResourceClient(transport, checkId("sessionId", sessionId), checkId("ref", ref)),
     events,

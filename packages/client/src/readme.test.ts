@@ -29,7 +29,7 @@ it("the README example runs against a server speaking the documented wire format
   log[0] = {
     ...log[0]!,
     type: "resource_change",
-    data: { scope: "session", ref: "notes", kind: "collection", topic: "todo/1", change: "created" },
+    data: { scope: "session", ref: "notes", kind: "collection", topic: "notes/todo-1", change: "created" },
   };
   log[1] = { ...log[1]!, type: "state_change", data: { scope: "session", clientData: { added: 1 } } };
   server = await startTestServer((req, res) => {
@@ -57,12 +57,12 @@ it("the README example runs against a server speaking the documented wire format
       return sendJson(res, 200, { clientData: { session: { added: 1 } }, resources: {} });
     if (route === "GET /api/flows/sessions/s1/resources/notes?limit=20") {
       return sendJson(res, 200, {
-        items: [{ topic: "todo/1", clientData: { title: "Buy milk" } }],
+        items: [{ topic: "notes/todo-1", clientData: { title: "Buy milk" } }],
         pagination: { offset: 0, limit: 20, total: 1, hasMore: false, nextOffset: null },
       });
     }
     if (route === "POST /api/flows/sessions/s1/resources/notes") {
-      return sendProblem(res, 409, "topic-exists", 'Topic "todo/1" already exists.');
+      return sendProblem(res, 409, "topic-exists", 'Topic "notes/todo-1" already exists.');
     }
     sendProblem(res, 404, "not-found", `Nothing is served at ${route}.`);
   });
@@ -75,11 +75,11 @@ it("the README example runs against a server speaking the documented wire format
     title: "Buy milk",
   });
   expect(lines).toEqual([
-    "notes todo/1 created",
+    "notes notes/todo-1 created",
     'session state {"added":1}',
     "notes added: 1",
-    "todo/1: Buy milk",
-    'not created: Topic "todo/1" already exists.',
+    "notes/todo-1: Buy milk",
+    'not created: Topic "notes/todo-1" already exists.',
   ]);
   expect(server.requests.map((r) => r.headers.authorization)).toEqual([
     "Bearer t1",
@@ -91,6 +91,6 @@ it("the README example runs against a server speaking the documented wire format
   ]);
   expect(JSON.parse(server.requests[1]!.body)).toEqual({
     sessionId: "s1",
-    input: { key: "todo/1", title: "Buy milk" },
+    input: { key: "todo-1", title: "Buy milk" },
   });
 });

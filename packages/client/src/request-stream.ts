@@ -40,9 +40,9 @@ export interface StreamSource {
 /** Statuses a gateway answers while the server restarts or is overloaded; worth another try. */
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
-function invalidStream(detail: string): FlowClientError {
+function invalidStream(detail: string, status = 200): FlowClientError {
   return new FlowClientError({
-    status: 200,
+    status,
     code: "invalid-response",
     title: "Invalid event stream",
     detail,
@@ -148,7 +148,10 @@ export async function* streamRequestEvents(
           const type = response.headers.get("content-type") ?? "";
           if (!type.includes("text/event-stream") || !response.body) {
             await response.body?.cancel().catch(() => {});
-            throw invalidStream(`Expected a text/event-stream answer, got ${JSON.stringify(type)}.`);
+            throw invalidStream(
+              `Expected a text/event-stream answer, got ${JSON.stringify(type)}.`,
+              response.status,
+            );
           }
           const open = response.body.getReader();
           reader = open;

@@ -1,5 +1,8 @@
 import { errorFromResponse, FlowClientError, isAbortError, networkError } from "./errors.js";
 
+/** The status each parsed JSON answer came with, for errors about its contents (`invalid-response`). */
+export const answerStatus = new WeakMap<object, number>();
+
 /** The part of `fetch` the client uses; pass any implementation (a test double, `undici`, a wrapped fetch). */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -115,7 +118,9 @@ export class Transport {
       throw networkError(error);
     }
     try {
-      return JSON.parse(text) as T;
+      const body = JSON.parse(text) as T;
+      if (typeof body === "object" && body !== null) answerStatus.set(body, response.status);
+      return body;
     } catch {
       throw new FlowClientError({
         status: response.status,

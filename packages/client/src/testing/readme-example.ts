@@ -17,7 +17,7 @@ export async function addNote(options: {
   const session = await client.createSession("notebook", { title: "My notes" });
   const { requestId } = await client.invoke("notebook", "addNote", {
     sessionId: session.id,
-    input: { key: "todo/1", title: options.title },
+    input: { key: "todo-1", title: options.title },
   });
 
   // Resumes with Last-Event-ID if the connection drops; ends after the terminal event.
@@ -36,7 +36,7 @@ export async function addNote(options: {
   for (const item of page.items) show(`${item.topic}: ${item.clientData?.title}`);
 
   try {
-    await notes.create({ topic: "todo/1", content: "again" });
+    await notes.create({ topic: "todo-1", content: "again" });
   } catch (error) {
     if (!isFlowClientError(error) || error.code !== "topic-exists") throw error;
     show(`not created: ${error.detail}`);

@@ -150,10 +150,14 @@ export function buildSql(n: TableNames) {
         SELECT count(*)::bigint AS removed, coalesce(array_agg(DISTINCT session_id), '{}') AS sessions FROM removed`,
       /**
        * `$1` the sessions of purged requests: those marked `ephemeral: true` (the JSON value) with no request
-       * left go. Their ids are returned, for {@link retireSessionData}.
+       * left go. Their ids are returned, for {@link retireSessionData}. A metadata text holding the escape
+       * `\u0000` (valid JSON, which a `json` column keeps as written) cannot be read with PostgreSQL's JSON
+       * operators (error 22P05, which would fail every purge from then on): such a session is not read, and
+       * kept. `CASE` fixes the order, so the operators never see it.
        */
       retireSessions: `DELETE FROM ${n.sessions} s WHERE s.id = ANY($1::text[])
-          AND json_typeof(s.metadata->'ephemeral') = 'boolean' AND (s.metadata->>'ephemeral') = 'true'
+          AND CASE WHEN strpos(s.metadata::text, '\\u0000') > 0 THEN false
+            ELSE json_typeof(s.metadata->'ephemeral') = 'boolean' AND (s.metadata->>'ephemeral') = 'true' END
           AND NOT EXISTS (SELECT 1 FROM ${n.requests} r WHERE r.session_id = s.id)
         RETURNING s.id`,
       /** The session-scope rows of retired sessions (`$1`), in every bucket; counters after the resources' trigger. */

@@ -1,5 +1,6 @@
 import type { FlowStores } from "@flowrt/core";
 import type pg from "pg";
+import { checkedDriver } from "./checked-driver.js";
 import type { PostgresDriver } from "./driver.js";
 import { EventHub } from "./event-hub.js";
 import { runMigrations } from "./migrations.js";
@@ -73,7 +74,7 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
   if (typeof schema !== "string" || schema === "")
     throw new TypeError("createPostgresStores: `schema` must be a non-empty string.");
   const onError = options.onError ?? ((error: unknown) => console.error("[@flowrt/store-postgres]", error));
-  const driver = toDriver(options, onError);
+  const driver = checkedDriver(toDriver(options, onError));
   const names = tableNames(schema);
   const sql = buildSql(names);
   const hub = new EventHub(driver, sql, names.channel, onError);

@@ -1,0 +1,101 @@
+import { FlowError } from "@flowrt/core";
+import type { PostgresDriver, Queryable } from "./driver.js";
+
+/**
+ * PostgreSQL text is UTF-8: a JavaScript string holding a lone surrogate (`"alice\ud800"`) is sent as
+ * U+FFFD, so two different ids would name one row and a stored value would come back changed. Such a
+ * string is refused before it is sent. JSON values arrive as `JSON.stringify` text, which escapes lone
+ * surrogates and is always well-formed, so the check falls on ids, keys, buckets and content.
+ */
+/** A lone surrogate: with the `u` flag a well-formed pair is one code point, so only a lone half is `Cs`. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
+
+function checkParams(params: readonly unknown[] | undefined): void {
+  if (params === undefined) return;
+  for (const param of params) {
+    if (typeof param === "string" && !wellFormed(param)) throw illFormed();
+    if (Array.isArray(param)) {
+      for (const item of param) if (typeof item === "string" && !wellFormed(item)) throw illFormed();
+    }
+  }
+}
+
+function illFormed(): FlowError {
+  return new FlowError(
+    "invalid-request",
+    "store-postgres: a text value is not well-formed Unicode (it holds a lone surrogate); PostgreSQL would store it changed.",
+  );
+}
+
+/** Connection-level failures (SQLSTATE classes 08 and 57P, and socket errors): the database, not the call. */
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+]);
+
+/**
+ * A driver error as the catalogue names it: an index row over PostgreSQL's btree limit (a key of a few
+ * thousand bytes, SQLSTATE 54000) is the caller's `invalid-request`; a lost or refused connection is
+ * `store-error` (503, retryable). Anything else is passed on unchanged.
+ */
+function classify(error: unknown): unknown {
+  if (typeof error !== "object" || error === null || error instanceof FlowError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string") return error;
+  if (code === "54000") {
+    return new FlowError(
+      "invalid-request",
+      "store-postgres: a key (or id) is too long for PostgreSQL's index (over about 2700 bytes); use a shorter one.",
+      { cause: error },
+    );
+  }
+  if (code.startsWith("08") || code === "57P01" || code === "57P03" || CONNECTION_CODES.has(code)) {
+    return new FlowError("store-error", "store-postgres: the database connection failed; try again.", {
+      cause: error,
+      retryable: true,
+    });
+  }
+  return error;
+}
+
+function checkedQueryable(target: Queryable): Queryable {
+  return {
+    async query(text, params) {
+      checkParams(params);
+      try {
+        return await target.query(text, params);
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+  };
+}
+
+/** Wraps a driver so that every statement is checked ({@link checkParams}) and its errors classified. */
+export function checkedDriver(driver: PostgresDriver): PostgresDriver {
+  const { query } = checkedQueryable(driver);
+  return {
+    query,
+    async transaction(fn) {
+      try {
+        return await driver.transaction((tx) => fn(checkedQueryable(tx)));
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    async listen(channel, onNotify, onLost) {
+      try {
+        return await driver.listen(channel, onNotify, onLost);
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    close: () => driver.close(),
+  };
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from "node:crypto";
+import { hasErrorCode, type JsonObject, type RequestRecord, type ScopeAddress } from "@flowrt/core";
+import { requestRecord, sessionRecord } from "@flowrt/store-conformance";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createPostgresStores } from "./stores.js";
+import { backend, closeSharedPglite, createTestStores, type TestStores } from "./testing/databases.js";
+
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+const finished = (id: string, sessionId: string): RequestRecord =>
+  requestRecord({
+    id,
+    sessionId,
+    status: "completed",
+    createdAt: new Date(0).toISOString(),
+    completedAt: new Date(0).toISOString(),
+  });
+
+describe(`values PostgreSQL cannot take as JavaScript has them (${backend})`, () => {
+  let db: TestStores;
+  beforeEach(async () => {
+    db = await createTestStores();
+  });
+  afterEach(() => db.destroy());
+  afterAll(() => closeSharedPglite());
+
+  it("a session whose metadata holds the escape \\u0000 does not stop retention for every other request", async () => {
+    const { sessions, requests } = db.stores;
+    const session = (id: string, metadata: JsonObject) => sessionRecord({ id, metadata });
+    expect(await sessions.create(session("nul", { note: "a\u0000b" }))).toBe(true);
+    expect(await sessions.create(session("eph", { ephemeral: true, note: "a\u0000b" }))).toBe(true);
+    expect(await sessions.create(session("plain", {}))).toBe(true);
+    await requests.create(finished("r-nul", "nul"));
+    await requests.create(finished("r-eph", "eph"));
+    await requests.create(finished("r-plain", "plain"));
+    expect(await requests.purgeFinished({ maxAgeMs: 0, now: Date.now() })).toBe(3);
+    expect(await requests.get("r-plain")).toBeNull();
+    // Its metadata cannot be read in SQL, so the session is kept (not retired), with its metadata intact.
+    expect((await sessions.get("eph"))?.metadata).toEqual({ ephemeral: true, note: "a\u0000b" });
+  });
+
+  it("ids, scope ids and content with a lone surrogate are refused (invalid-request), never stored as U+FFFD", async () => {
+    const { sessions, scopeState, resources } = db.stores;
+    const alice = (scopeId: string): ScopeAddress => ({ scope: "user", scopeId, bucket: "shared" });
+    const refused = [
+      () => scopeState.put(alice("alice\ud800"), { secret: "alice's" }, { type: "any" }),
+      () => sessions.create(sessionRecord({ id: "X\udc00" })),
+      () => resources.putContent(alice("alice"), "notes/a", "x\ud800y"),
+    ];
+    for (const attempt of refused) {
+      const error = await rejection(attempt());
+      expect(hasErrorCode(error, "invalid-request")).toBe(true);
+      expect((error as Error).message).toContain("lone surrogate");
+    }
+    expect(await scopeState.get(alice("alice\ufffd"))).toBeNull();
+    expect(await sessions.get("X\ufffd")).toBeNull();
+    // Resource keys travel as UTF-16 bytes (see key-codec.ts): a lone surrogate there is kept exactly.
+    await resources.putState(alice("alice"), "notes/\ud800", { n: 1 }, { type: "absent" });
+    expect(await resources.getState(alice("alice"), "notes/\udc00")).toBeNull();
+    const page = await resources.list(alice("alice"), { prefix: "notes/", limit: 10 });
+    expect(page.items.map((r) => r.key)).toEqual(["notes/\ud800"]);
+    expect(await resources.getContent(alice("alice"), "notes/a")).toBeNull();
+    // A well-formed pair (an emoji) is ordinary text.
+    expect(await scopeState.put(alice("alice\ud83d\ude00"), { n: 1 }, { type: "any" })).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it("a key longer than PostgreSQL's index can hold is invalid-request, not a raw database error", async () => {
+    const at: ScopeAddress = { scope: "session", scopeId: "s", bucket: "shared" };
+    const key = `notes/${randomBytes(4000).toString("hex")}`;
+    const error = await rejection(db.stores.resources.putState(at, key, { n: 1 }, { type: "absent" }));
+    expect(hasErrorCode(error, "invalid-request")).toBe(true);
+    expect((error as Error).message).toContain("too long");
+    expect(await db.stores.resources.count(at, "notes/")).toBe(0);
+  });
+});
+
+describe("a database that cannot be reached", () => {
+  it("is store-error (503, retryable), not an unclassified failure", async () => {
+    const stores = createPostgresStores({
+      connectionString: "postgres://flowrt:x@127.0.0.1:1/none",
+      onError: () => {},
+    });
+    try {
+      const error = await rejection(stores.sessions.get("s"));
+      expect(hasErrorCode(error, "store-error")).toBe(true);
+      expect((error as { retryable?: boolean }).retryable).toBe(true);
+    } finally {
+      await stores.close();
+    }
+  });
+});

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { FlowStores, RequestEvent, RequestRecord, ScopeAddress } from "@flowrt/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tableNames } from "./sql.js";
 import { createPostgresStores, type PostgresStores } from "./stores.js";
 import { DATABASE_URL, uniqueSchema } from "./testing/databases.js";
 
@@ -110,6 +111,42 @@ describe.skipIf(!DATABASE_URL)("two hosts on one database (needs DATABASE_URL)",
     );
     expect(await b.resources.count(address, "dir/")).toBe(0);
     expect(await b.resources.count(address)).toBe(0);
+  });
+
+  it("a subscriber that has received nothing yet still gets what committed while its listening connection was down", async () => {
+    const record = request();
+    await a.requests.create(record);
+    const got: number[] = [];
+    // B is listening already (another subscription opened the connection) when the subscriber comes.
+    const warm = b.requests.subscribe(request().id, () => {});
+    let stop = () => {};
+    try {
+      const ours = `LISTEN ${tableNames(schema).channel}`;
+      const listeners = async () =>
+        (
+          await admin.query<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1",
+            [ours],
+          )
+        ).rows.map((r) => r.pid);
+      const deadline = Date.now() + 5000;
+      while ((await listeners()).length === 0) {
+        if (Date.now() > deadline) throw new Error("B never listened");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      stop = b.requests.subscribe(record.id, (e) => got.push(e.seq));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Cut the listening connection from the server side.
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = $1",
+        [ours],
+      );
+      for (let i = 0; i < 3; i++) await a.requests.appendEvent(event(record.id, i));
+      await eventually(() => expect(got).toEqual([1, 2, 3]));
+    } finally {
+      stop();
+      warm();
+    }
   });
 
   it("concurrent appends from two hosts get gap-free seqs", async () => {

@@ -4,11 +4,11 @@
  * says "read the log": each subscriber keeps the last seq it got and the hub reads the table after
  * it, so a lost, merged or late notification never skips or reorders an event.
  *
- * Where a subscriber starts: with the listener up, at the first event whose notification arrives
- * after it subscribed (events committed later always notify later). While the listener is still
- * starting (first subscribe of a store, or after a dropped connection) it starts after the log's
- * last seq read at subscribe time, lowered by any append this store made after the subscribe;
- * once listening, the log is read again so events from the start-up window are not lost. Re-delivery
+ * Where a subscriber starts: after the log's last seq read at subscribe time, lowered by the first
+ * notification that arrives after it subscribed (events committed later always notify later) and by
+ * any append this store made after the subscribe. Whenever the listener (re)starts (first subscribe
+ * of a store, or after a dropped connection) the log is read again from there, so events committed
+ * while no notification could arrive are not lost. Re-delivery
  * of an event the consumer also read from the log is possible; consumers deduplicate by seq.
  */
 import type { RequestEvent } from "@flowrt/core";
@@ -56,16 +56,18 @@ export class EventHub {
       this.subscribers.set(requestId, set);
     }
     set.add(sub);
-    if (!this.listening) {
-      this.startListening();
-      this.driver
-        .query<{ last_seq: unknown }>(this.sql.requests.lastSeq, [requestId])
-        .then(({ rows }) => {
-          this.lowerStart(sub, rows[0] ? Number(rows[0].last_seq) : 0);
-          this.pump(requestId);
-        })
-        .catch(this.onError);
-    }
+    if (!this.listening) this.startListening();
+    // The log's last seq now is where the subscriber starts at the latest, listening or not: if the
+    // listening connection drops before this subscriber's first notification, the log read on reconnect
+    // still starts here, and nothing committed during the outage is lost. A notification of an earlier
+    // seq lowers it, as before.
+    this.driver
+      .query<{ last_seq: unknown }>(this.sql.requests.lastSeq, [requestId])
+      .then(({ rows }) => {
+        this.lowerStart(sub, rows[0] ? Number(rows[0].last_seq) : 0);
+        this.pump(requestId);
+      })
+      .catch(this.onError);
     return () => {
       sub.open = false;
       const current = this.subscribers.get(requestId);

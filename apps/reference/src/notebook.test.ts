@@ -124,12 +124,14 @@ describe("reference notebook", () => {
   });
 
   test("bad action input is refused before anything is written", async () => {
-    const invoked = await request(api)
+    const refused = await request(api)
       .post("/notebook/actions/addNote")
       .set(as("ada"))
       .send({ sessionId, input: { title: "" } })
-      .expect(202);
-    expect((await finished(invoked.body.requestId)).status).toBe("failed");
+      .expect(400);
+    expect(refused.body).toMatchObject({ code: "invalid-input", field: "title" });
+    const active = await request(api).get("/active-requests").set(as("ada")).expect(200);
+    expect(active.body.requests).toEqual([]);
     const snapshot = await request(api).get(`/sessions/${sessionId}/state`).set(as("ada")).expect(200);
     expect(snapshot.body.resources.session.notes.count).toBe(1);
     expect(snapshot.body.resources.user.profile.clientData.noteCount).toBe(1);

@@ -256,7 +256,7 @@ export async function prepareAction(
  * JSON has no `undefined`: a call without `input` is stored as `null`. When the block's schema refuses
  * `null` but accepts an absent input (`z.object({}).optional()`), it gets `undefined`, as the caller meant.
  */
-function actionInput(stored: unknown, block: AnyBlock): unknown {
+export function actionInput(stored: unknown, block: AnyBlock): unknown {
   const schema = block.inputSchema;
   if (stored !== null || !schema) return stored;
   return !schema.safeParse(null).success && schema.safeParse(undefined).success ? undefined : stored;

@@ -11,6 +11,7 @@ import {
   type SessionRecord,
   TERMINAL_REQUEST_STATUSES,
 } from "@flowrt/core";
+import { parseBlockInput } from "../blocks/validate-io.js";
 import { streamRequestEvents } from "../requests/event-stream.js";
 import {
   buildManifest,
@@ -23,7 +24,7 @@ import {
   type ResourceRuntimeContext,
   type Snapshot,
 } from "../resources/index.js";
-import { prepareAction, requestLogger } from "./execute-action.js";
+import { actionInput, prepareAction, requestLogger } from "./execute-action.js";
 import { defaultLogger, type HostLogger } from "./logger.js";
 import {
   type PrincipalOutcome,
@@ -426,19 +427,25 @@ export class FlowHost {
     );
     // The input as stored, before any session is made for it: one JSON cannot hold is a 400 that leaves nothing.
     const input = inputJson(body.input);
+    let parent: SessionRecord | undefined;
     if (session) {
       this.sessions.assertBinding(session, principal);
-    } else {
-      let parent: SessionRecord | undefined;
-      if (body.parentSessionId) {
-        parent = await this.sessions.get(body.parentSessionId);
-        // A child is its parent owner's: the user and org (binding mismatches), then the tenant (403 forbidden,
-        // as the parent's addressed routes answer).
-        this.sessions.assertBinding(parent, principal);
-        this.sessions.assertOwner(parent, principal);
-      }
-      session = await this.sessions.create({ flow, principal, ...(parent ? { parent } : {}) });
+    } else if (body.parentSessionId) {
+      parent = await this.sessions.get(body.parentSessionId);
+      // A child is its parent owner's: the user and org (binding mismatches), then the tenant (403 forbidden,
+      // as the parent's addressed routes answer).
+      this.sessions.assertBinding(parent, principal);
+      this.sessions.assertOwner(parent, principal);
     }
+    // The block's inputSchema runs now, as for a webhook before dispatch: an invalid input is a 400
+    // `invalid-input` naming the field, with nothing stored (no session, no request). The run gets the
+    // parsed value and does not parse it again (a transforming schema runs once).
+    const { block } = action;
+    const parsedBlockInput =
+      block.inputSchema === undefined
+        ? undefined
+        : { value: await parseBlockInput(block, actionInput(input, block)) };
+    session ??= await this.sessions.create({ flow, principal, ...(parent ? { parent } : {}) });
     const request = await this.runner.submit({
       flow,
       session,
@@ -446,6 +453,7 @@ export class FlowHost {
       target: { type: "action", action },
       input,
       inputIsJson: true,
+      ...(parsedBlockInput ? { parsedBlockInput } : {}),
       metadata: { origin: caller.source === "http" ? "action" : caller.source, ...(body.metadata ?? {}) },
     });
     return { request, session };

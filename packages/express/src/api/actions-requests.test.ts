@@ -39,6 +39,29 @@ describe("POST /:flowId/actions/:action", () => {
     expect(res.body.sessionId).toBe(sessionId);
   });
 
+  it("an input its block's inputSchema refuses is 400 invalid-input naming the field; no session, request or event", async () => {
+    const sessionId = await createSession(s.url, "lab", as("ada"));
+    const before = await dumpStores(s.stores);
+    for (const body of [{ input: { key: "k" } }, { sessionId, input: { key: "k", title: 5 } }]) {
+      const res = await action("lab", "touch").set(as("ada")).send(body);
+      expectProblem(res, 400, "invalid-input");
+      expect(res.body.field).toBe("title");
+      expect(res.body.detail).toMatch(/at field "title"/);
+    }
+    // Also when the caller asks for the stream inline: the refusal comes before any stream opens.
+    const inline = await action("lab", "touch")
+      .set({ ...as("ada"), accept: "text/event-stream" })
+      .send({ sessionId, input: {} });
+    expectProblem(inline, 400, "invalid-input");
+    expect(await dumpStores(s.stores)).toEqual(before);
+    // A valid input after them runs as usual, its schema's output handed to the block.
+    const ok = await action("lab", "touch")
+      .set(as("ada"))
+      .send({ sessionId, input: { key: "k", title: "T" } });
+    expect(ok.status).toBe(202);
+    expect(await finished(s.stores, ok.body.requestId)).toMatchObject({ status: "completed" });
+  });
+
   it("404 for an unknown flow or action; 401 without a credential; nothing written", async () => {
     const before = await dumpStores(s.stores);
     expectProblem(await action("nope", "touch").set(as("ada")).send({}), 404, "flow-not-found");

@@ -45,7 +45,7 @@ describe("nesting", () => {
     const ok = await request(s.url)
       .post(`${API}/open/actions/touch`)
       .set("content-type", "application/json")
-      .send(`{"userId":"bob","metadata":{"deep":${nested(498)}}}`);
+      .send(`{"userId":"bob","input":{"key":"deep","title":"D"},"metadata":{"deep":${nested(498)}}}`);
     expect(ok.status).toBe(202);
     const refused = await request(s.url)
       .post(`${API}/open/actions/touch`)

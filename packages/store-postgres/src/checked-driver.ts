@@ -44,10 +44,20 @@ const CONNECTION_CODES = new Set([
  * thousand bytes, SQLSTATE 54000) is the caller's `invalid-request`; a lost or refused connection is
  * `store-error` (503, retryable). Anything else is passed on unchanged.
  */
+/** What `pg` says when a connection could not be opened in time or ended under a query (it sets no code). */
+const CONNECTION_MESSAGES = [
+  "timeout exceeded when trying to connect",
+  "Connection terminated due to connection timeout",
+  "Connection terminated unexpectedly",
+];
+
 function classify(error: unknown): unknown {
   if (typeof error !== "object" || error === null || error instanceof FlowError) return error;
   const code = (error as { code?: unknown }).code;
-  if (typeof code !== "string") return error;
+  if (typeof code !== "string") {
+    const message = error instanceof Error ? error.message : "";
+    return CONNECTION_MESSAGES.some((m) => message.includes(m)) ? connectionFailed(error) : error;
+  }
   if (code === "54000") {
     return new FlowError(
       "invalid-request",
@@ -56,12 +66,16 @@ function classify(error: unknown): unknown {
     );
   }
   if (code.startsWith("08") || code === "57P01" || code === "57P03" || CONNECTION_CODES.has(code)) {
-    return new FlowError("store-error", "store-postgres: the database connection failed; try again.", {
-      cause: error,
-      retryable: true,
-    });
+    return connectionFailed(error);
   }
   return error;
+}
+
+function connectionFailed(cause: unknown): FlowError {
+  return new FlowError("store-error", "store-postgres: the database connection failed; try again.", {
+    cause,
+    retryable: true,
+  });
 }
 
 function checkedQueryable(target: Queryable): Queryable {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { hasErrorCode, type JsonObject, type RequestRecord, type ScopeAddress } from "@flowrt/core";
 import { requestRecord, sessionRecord } from "@flowrt/store-conformance";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -81,6 +82,28 @@ describe(`values PostgreSQL cannot take as JavaScript has them (${backend})`, ()
 });
 
 describe("a database that cannot be reached", () => {
+  it("one that accepts the connection and never answers fails the call after connectionTimeoutMs (store-error)", async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const stores = createPostgresStores({
+      connectionString: `postgres://flowrt:x@127.0.0.1:${port}/none`,
+      connectionTimeoutMs: 200,
+      onError: () => {},
+    });
+    try {
+      const started = Date.now();
+      const error = await rejection(stores.sessions.get("s"));
+      expect(hasErrorCode(error, "store-error")).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await stores.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it("is store-error (503, retryable), not an unclassified failure", async () => {
     const stores = createPostgresStores({
       connectionString: "postgres://flowrt:x@127.0.0.1:1/none",

@@ -85,6 +85,15 @@ export function createPgDriver(pool: PgPoolLike, options: { ownsPool: boolean })
 }
 
 /** Creates a pool from a connection string (the store then owns and ends it). */
-export function createOwnedPool(connectionString: string, max?: number): pg.Pool {
-  return new pg.Pool({ connectionString, ...(max === undefined ? {} : { max }) });
+export function createOwnedPool(
+  connectionString: string,
+  options: { max?: number; connectionTimeoutMs?: number } = {},
+): pg.Pool {
+  return new pg.Pool({
+    connectionString,
+    ...(options.max === undefined ? {} : { max: options.max }),
+    // `pg` waits for a connection forever by default: a database that accepts TCP and never answers would
+    // hang every request. 0 keeps that behaviour.
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+  });
 }

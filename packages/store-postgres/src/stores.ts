@@ -39,6 +39,11 @@ export type PostgresStoresOptions = CommonOptions &
         connectionString: string;
         /** Pool size for the owned pool. @default 10 (the `pg` default) */
         max?: number;
+        /**
+         * How long the owned pool waits to open a connection before the call fails with `store-error`
+         * (503, retryable); `0` waits forever (the `pg` default). @default 10_000
+         */
+        connectionTimeoutMs?: number;
         pool?: never;
         driver?: never;
       }
@@ -109,7 +114,12 @@ function toDriver(options: PostgresStoresOptions, onError: (error: unknown) => v
   if (typeof options.connectionString !== "string" || options.connectionString === "") {
     throw new TypeError("createPostgresStores: `connectionString` must be a non-empty string.");
   }
-  const pool = createOwnedPool(options.connectionString, "max" in options ? options.max : undefined);
+  const pool = createOwnedPool(options.connectionString, {
+    ...("max" in options && options.max !== undefined ? { max: options.max } : {}),
+    ...("connectionTimeoutMs" in options && options.connectionTimeoutMs !== undefined
+      ? { connectionTimeoutMs: options.connectionTimeoutMs }
+      : {}),
+  });
   // An idle client's error is emitted on the pool; without a handler it would crash the process.
   pool.on("error", onError);
   return createPgDriver(pool, { ownsPool: true });

@@ -71,6 +71,22 @@ describe(`values PostgreSQL cannot take as JavaScript has them (${backend})`, ()
     });
   });
 
+  it("a state that is not a JSON object (array, string, null) is refused, not stored as something else", async () => {
+    const at: ScopeAddress = { scope: "session", scopeId: "s", bucket: "shared" };
+    for (const bad of [[1], "s", null, 3]) {
+      for (const attempt of [
+        () => db.stores.resources.putState(at, "k", bad as never, { type: "any" }),
+        () => db.stores.scopeState.put(at, bad as never, { type: "any" }),
+      ]) {
+        const error = await rejection(attempt());
+        expect(hasErrorCode(error, "invalid-request")).toBe(true);
+        expect((error as Error).message).toMatch(/must be a JSON object/);
+      }
+    }
+    expect(await db.stores.resources.getState(at, "k")).toBeNull();
+    expect(await db.stores.scopeState.get(at)).toBeNull();
+  });
+
   it("a key longer than PostgreSQL's index can hold is invalid-request, not a raw database error", async () => {
     const at: ScopeAddress = { scope: "session", scopeId: "s", bucket: "shared" };
     const key = `notes/${randomBytes(4000).toString("hex")}`;

@@ -2,7 +2,7 @@ import type { CasResult, JsonObject, ResourceStateRecord, ResourceStore, ScopeAd
 import type { Queryable } from "./driver.js";
 import { encodeKey, isCountedPrefix, keyDepth, prefixRange } from "./key-codec.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
-import { pageBounds, toResourceState } from "./rows.js";
+import { pageBounds, stateText, toResourceState } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
 export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): ResourceStore {
@@ -62,7 +62,7 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
     getState,
 
     async putState(address, key, state, condition) {
-      const json = JSON.stringify(state);
+      const json = stateText(state, "resource state");
       const write = async (): Promise<CasResult<JsonObject>> => {
         const params = [...at(address, key), json, Date.now()];
         const { rows } =

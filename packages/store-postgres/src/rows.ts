@@ -3,20 +3,33 @@
  * fresh objects, `null` JSON stays distinct from a missing value, and `pg` and PGlite behave alike.
  * Integer columns arrive as strings (`pg`) or numbers (PGlite); `Number()` reads both.
  */
-import type {
-  ActiveRequestEntry,
-  JsonObject,
-  JsonValue,
-  RequestError,
-  RequestEvent,
-  RequestRecord,
-  RequestStatus,
-  ResourceStateRecord,
-  SessionRecord,
+import {
+  type ActiveRequestEntry,
+  FlowError,
+  type JsonObject,
+  type JsonValue,
+  type RequestError,
+  type RequestEvent,
+  type RequestRecord,
+  type RequestStatus,
+  type ResourceStateRecord,
+  type SessionRecord,
 } from "@flowrt/core";
 import { decodeKey } from "./key-codec.js";
 
 type Row = Record<string, unknown>;
+
+/**
+ * The JSON text of a state a store keeps (resource state, scope state): a JSON object, as the contract
+ * types it. An array, a primitive or `null` is refused (`invalid-request`, as the fs store does) rather
+ * than stored and read back as something else.
+ */
+export function stateText(value: unknown, what: string): string {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new FlowError("invalid-request", `store-postgres: ${what} must be a JSON object.`);
+  }
+  return JSON.stringify(value);
+}
 
 export function toJsonText(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);

@@ -1,6 +1,7 @@
 import type { CasResult, JsonObject, ScopeStateStore, Versioned } from "@flowrt/core";
 import type { Queryable } from "./driver.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
+import { stateText } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
 export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]): ScopeStateStore {
@@ -22,7 +23,7 @@ export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]
   return {
     get,
     async put(address, value, condition): Promise<CasResult<JsonObject>> {
-      const json = JSON.stringify(value);
+      const json = stateText(value, "scope state");
       const write = async (): Promise<CasResult<JsonObject>> => {
         const params: unknown[] = [address.scope, address.scopeId, address.bucket, json];
         const { rows } =

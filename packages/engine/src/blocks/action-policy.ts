@@ -1,6 +1,7 @@
-import { type AnyBlock, type AnyBlockContext, type BlockContext, FlowError } from "@flowrt/core";
+import type { AnyBlock, AnyBlockContext, BlockContext } from "@flowrt/core";
 import type { BlockRun } from "./block-run.js";
 import { executeBlock } from "./execute-block.js";
+import { jsonRefusal } from "./json-data.js";
 
 /**
  * The parts of an action's (or webhook binding's) execution policy that block execution applies.
@@ -75,26 +76,12 @@ async function runWithHooks(
     output = await executeBlock(action.block, input, run, inputParsed);
     // The request stores the output as JSON: one JSON cannot hold fails the request, so it is an error
     // here (`onErrored`), not a completion (`onCompleted`) followed by a failed request.
-    checkOutputJson(output);
+    const refusal = jsonRefusal(output, "output");
+    if (refusal) throw refusal;
   } catch (error) {
     if (action.onErrored !== undefined) await callOnErrored(action, error, run.ctx);
     throw error;
   }
   if (action.onCompleted !== undefined) await callOnCompleted(action, output, run.ctx);
   return output;
-}
-
-/** Refuses (`invalid-output`) an action output JSON cannot hold: a BigInt, a cycle, nesting too deep. */
-export function checkOutputJson(output: unknown): void {
-  try {
-    JSON.stringify(output);
-  } catch (error) {
-    throw outputNotJson(error);
-  }
-}
-
-/** The `invalid-output` refusal of an output JSON cannot hold. */
-export function outputNotJson(error: unknown): FlowError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new FlowError("invalid-output", `The action's output cannot be stored as JSON (${reason}).`);
 }

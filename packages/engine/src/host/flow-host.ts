@@ -11,6 +11,7 @@ import {
   type SessionRecord,
   TERMINAL_REQUEST_STATUSES,
 } from "@flowrt/core";
+import { storedJson } from "../blocks/json-data.js";
 import { parseBlockInput } from "../blocks/validate-io.js";
 import { streamRequestEvents } from "../requests/event-stream.js";
 import {
@@ -35,7 +36,7 @@ import {
   resolverFor,
 } from "./principal.js";
 import { FlowRegistry, type RegisteredFlow } from "./registry.js";
-import { inputJson, RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
+import { RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
 import { SessionService } from "./sessions.js";
 import type {
   Caller,
@@ -426,7 +427,7 @@ export class FlowHost {
       body.userId,
     );
     // The input as stored, before any session is made for it: one JSON cannot hold is a 400 that leaves nothing.
-    const input = inputJson(body.input);
+    const input = storedJson(body.input, "input");
     let parent: SessionRecord | undefined;
     if (session) {
       this.sessions.assertBinding(session, principal);

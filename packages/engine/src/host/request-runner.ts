@@ -16,7 +16,7 @@ import {
   TERMINAL_REQUEST_STATUSES,
   type WebhookBinding,
 } from "@flowrt/core";
-import { outputNotJson } from "../blocks/action-policy.js";
+import { jsonRefusal, storedJson } from "../blocks/json-data.js";
 import { isoNow } from "../requests/clock.js";
 import { newId } from "../requests/new-id.js";
 import { RunAbort, writeAfterAbort } from "../requests/run-abort.js";
@@ -107,38 +107,13 @@ export function actionLabel(target: RequestTarget): string {
   return label;
 }
 
-function toJson(value: unknown): JsonValue {
-  if (value === undefined) return null;
-  return JSON.parse(JSON.stringify(value)) as JsonValue;
-}
-
-/** The refusal of an input JSON cannot hold (a BigInt, a cycle, nesting deeper than the serializer reaches). */
-function inputNotJson(error: unknown): FlowError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new FlowError("invalid-input", `The request input cannot be stored as JSON (${reason}).`);
-}
-
-/** An input as the JSON value a store keeps; one JSON cannot hold is an `invalid-input` refusal. */
-export function inputJson(value: unknown): JsonValue {
-  try {
-    return toJson(value);
-  } catch (error) {
-    throw inputNotJson(error);
-  }
-}
-
 /**
  * Why a store refused to create `record`, when the cause is its input: a JSON value handed over as is
  * ({@link NewRequest.inputIsJson}) may still be nested too deeply for the store's serializer. Asked only
  * after a refusal, so a stored request pays nothing for it; a store's own failure is not reclassified.
  */
 function inputRefusal(record: RequestRecord): FlowError | undefined {
-  try {
-    JSON.stringify(record.input);
-    return undefined;
-  } catch (error) {
-    return inputNotJson(error);
-  }
+  return jsonRefusal(record.input, "input");
 }
 
 /** The error of a non-durable request whose host stopped: on the record and on its `request.failed` event. */
@@ -208,7 +183,7 @@ export class RequestRunner {
       action: actionLabel(request.target),
       userId: request.principal.userId,
       status,
-      input: request.inputIsJson === true ? (request.input as JsonValue) : inputJson(request.input),
+      input: request.inputIsJson === true ? (request.input as JsonValue) : storedJson(request.input, "input"),
       metadata: request.metadata ? { ...request.metadata } : {},
       durable: policy.durable,
       version: 1,
@@ -471,10 +446,9 @@ export class RequestRunner {
     let output: JsonValue = null;
     if (outcome.ok) {
       try {
-        output = toJson(outcome.output);
+        output = storedJson(outcome.output, "output");
       } catch (error) {
-        // An output JSON cannot hold (a BigInt, a cycle, nesting too deep) fails the request.
-        outcome = { ok: false, error: outputNotJson(error) };
+        outcome = { ok: false, error }; // an output JSON cannot hold fails the request (`invalid-output`)
       }
     }
     const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));

@@ -16,7 +16,7 @@ import {
 } from "@flowrt/core";
 import { refuseIfAborted } from "../requests/run-abort.js";
 import { applyPatch } from "../state/delta.js";
-import { acceptState, StateCell } from "../state/state-cell.js";
+import { acceptState, refuseNonJson, StateCell } from "../state/state-cell.js";
 import { resourceCellBackend } from "./cell-backends.js";
 import { renderContent, type TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
@@ -321,7 +321,8 @@ export class CollectionRuntime implements ContentOwner {
       );
     }
     const instance = this.instance(path, null);
-    const value = instance.cell.validate("create", applyPatch({}, partial ?? {}, path, "create"));
+    refuseNonJson(path, "create", partial ?? {});
+    const value = instance.cell.validate("create", applyPatch({}, partial ?? {}));
     const version = await this.insert(path, value);
     // The cell keeps its own copy: `value` is nobody else's, so the hook and the announcement may have it.
     instance.cell.prime({ value, version });

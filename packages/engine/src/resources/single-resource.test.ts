@@ -123,6 +123,8 @@ describe.each(STORE_FACTORIES)("single resources ($name store)", (factory) => {
         expect(error.code).toBe("resource-write-refused");
         expect(error.message).toContain(`field "v" holds ${found}, which is not JSON`);
       }
+      const pushed = await rejection(h.loose.pushState("list", value));
+      expect(pushed.message).toContain(`field "list[0]" holds ${found}, which is not JSON`);
     }
     expect(await stores.resources.getState(address, "loose")).toBeNull();
     expect(await stores.resources.getState(address, "bag/a")).toBeNull();

@@ -1,5 +1,5 @@
 import { FlowError, type JsonObject, type JsonValue } from "@flowrt/core";
-import { cloneJson, findNonJson, setOwn } from "./json.js";
+import { cloneJson, setOwn } from "./json.js";
 
 function describeType(value: unknown): string {
   if (Array.isArray(value)) return "array";
@@ -63,23 +63,7 @@ export function applyPush(name: string, current: JsonObject, field: string, elem
 }
 
 /** Shallow merge that treats every key of `partial` as data (`__proto__` included). */
-export function applyPatch(
-  current: JsonObject,
-  partial: Record<string, unknown>,
-  /** The resource and method, named by the refusal of a value that is not JSON. */
-  name: string,
-  method: string,
-): JsonObject {
-  // A Date, Map, Set or class instance would copy as `{}` (or its own fields) and be stored changed
-  // without a word: a state write must be a JSON object (specification, Other write rules), so it is refused.
-  const bad = findNonJson(partial);
-  if (bad) {
-    throw new FlowError(
-      "resource-write-refused",
-      `Resource "${name}" ${method} refused: field "${bad.path}" holds ${bad.found}, which is not JSON.`,
-      { details: { field: bad.path } },
-    );
-  }
+export function applyPatch(current: JsonObject, partial: Record<string, unknown>): JsonObject {
   const next = cloneJson(current);
   for (const key of Object.keys(partial)) {
     const value = partial[key];

@@ -107,14 +107,16 @@ export class StateCell {
     return cloneJson(this.current ?? this.defaults());
   }
 
-  patchState(partial: Record<string, unknown>): Promise<void> {
+  async patchState(partial: Record<string, unknown>): Promise<void> {
     this.assertObjectArgument("patchState", partial);
-    return this.mutate("patchState", (current) => applyPatch(current, partial, this.name, "patchState"));
+    refuseNonJson(this.name, "patchState", partial);
+    return this.mutate("patchState", (current) => applyPatch(current, partial));
   }
 
-  setState(full: Record<string, unknown>): Promise<void> {
+  async setState(full: Record<string, unknown>): Promise<void> {
     this.assertObjectArgument("setState", full);
-    return this.mutate("setState", () => applyPatch({}, full, this.name, "setState"));
+    refuseNonJson(this.name, "setState", full);
+    return this.mutate("setState", () => applyPatch({}, full));
   }
 
   updateState(fn: (current: JsonObject) => JsonObject): Promise<void> {
@@ -130,7 +132,8 @@ export class StateCell {
     return this.mutate("incState", (current) => applyIncrements(this.name, current, deltas));
   }
 
-  pushState(field: string, element: unknown): Promise<void> {
+  async pushState(field: string, element: unknown): Promise<void> {
+    refuseNonJson(this.name, "pushState", { [field]: [element] });
     return this.mutate("pushState", (current) => applyPush(this.name, current, field, element as JsonValue));
   }
 
@@ -146,6 +149,7 @@ export class StateCell {
     const run = (async () => {
       const value = await compute();
       if (value === undefined) return undefined;
+      refuseNonJson(this.name, "getOrPatchState", { [key]: value });
       let stored: unknown = value;
       await this.mutate("getOrPatchState", (current) => {
         // Someone else may have stored the field while we computed: theirs wins.
@@ -153,7 +157,7 @@ export class StateCell {
           stored = current[key];
           return SKIP_WRITE;
         }
-        return applyPatch(current, { [key]: value }, this.name, "getOrPatchState");
+        return applyPatch(current, { [key]: value });
       });
       return cloneJson(stored as JsonValue);
     })();
@@ -254,6 +258,22 @@ export class StateCell {
 
   private refuse(method: string, reason: string): FlowError {
     return refusal(this.name, method, reason);
+  }
+}
+
+/**
+ * Refuses a write's argument that holds something JSON cannot (a `Date`, `Map`, `Set` or class instance, a
+ * non-finite number…), naming the field. Checked once, before the write's compare-and-swap loop: the deep
+ * copy the write makes would otherwise turn such a value into `{}` (or its own fields) without a word.
+ */
+export function refuseNonJson(name: string, method: string, argument: Record<string, unknown>): void {
+  const bad = findNonJson(argument);
+  if (bad) {
+    throw new FlowError(
+      "resource-write-refused",
+      `Resource "${name}" ${method} refused: field "${bad.path}" holds ${bad.found}, which is not JSON.`,
+      { details: { field: bad.path } },
+    );
   }
 }
 

@@ -1,5 +1,11 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { createHttpHandler, DEFAULT_BODY_LIMIT, type FlowHost, type HttpRequest } from "@flowrt/engine";
+import {
+  createHttpHandler,
+  DEFAULT_BODY_LIMIT,
+  describeError,
+  type FlowHost,
+  type HttpRequest,
+} from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
 import {
   inboundMethod,
@@ -83,8 +89,8 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
   });
 
   /**
-   * Answers a request that failed: nothing once the client is gone, a cut connection once the response
-   * has started, the body's 400 or 413, else a generic 500 (the error logged as `message`, with `fields`).
+   * Answers a request that failed: nothing once the client is gone, a logged and cut connection once the
+   * response has started, the body's 400 or 413, else a generic 500 (the error logged as `message`, with `fields`).
    */
   const fail = async (
     req: Request,
@@ -95,6 +101,8 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
   ) => {
     if (error instanceof BodyReadError && error.status === 499) return;
     if (res.headersSent) {
+      // Too late for a problem: the failure (not a client that left, which ends a response quietly) is logged.
+      host.logger.error(message, { ...fields, error: describeError(error) });
       res.destroy();
       return;
     }
@@ -104,7 +112,7 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
       problem(res, error.code, error.message, extra);
       return;
     }
-    host.logger.error(message, { ...fields, error: errorText(error) });
+    host.logger.error(message, { ...fields, error: describeError(error) });
     problem(res, "internal-error", "An unexpected error occurred.");
   };
 
@@ -142,8 +150,6 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
       if (!(response instanceof globalThis.Response)) throw notAResponse(response);
       await sendWebResponse(res, response, req.method === "HEAD");
     } catch (error) {
-      // The handler's body failed mid-stream (a client that left is not an error): say so before cutting.
-      if (res.headersSent) host.logger.error("inbound route failed", { ...fields, error: errorText(error) });
       await fail(req, res, error, "inbound route failed", fields);
     }
   };
@@ -186,10 +192,6 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
     else routerPass(req, res, out);
   };
   return router;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /**

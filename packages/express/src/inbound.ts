@@ -1,7 +1,7 @@
-import { once } from "node:events";
 import { METHODS, type ServerResponse } from "node:http";
 import type { InboundRoute } from "@flowrt/engine";
 import type { Request as ExpressRequest } from "express";
+import { write } from "./send-response.js";
 
 /** A custom inbound route as `host.inboundRoutes()` gives it: tagged with its adapter's source. */
 export type SourcedInboundRoute = InboundRoute & { source: string };
@@ -98,14 +98,6 @@ export function notAResponse(value: unknown): TypeError {
         ? `an object (${(value as object).constructor?.name ?? "no prototype"})`
         : typeof value;
   return new TypeError(`The inbound route handler returned ${kind}, not a Response.`);
-}
-
-/** Writes `chunk`, waiting for the socket to drain when it pushes back; false once the client is gone. */
-async function write(res: ServerResponse, chunk: Uint8Array | string): Promise<boolean> {
-  if (res.destroyed || res.writableEnded) return false;
-  if (res.write(chunk)) return true;
-  await Promise.race([once(res, "drain"), once(res, "close")]);
-  return !res.destroyed;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ServerResponse } from "node:http";
 import { formatSseEvent, type HttpResponse, type SseStream } from "@flowrt/engine";
 
 /** Writes `chunk`, waiting for the socket to drain when it pushes back; false once the client is gone. */
-async function write(res: ServerResponse, chunk: string): Promise<boolean> {
+export async function write(res: ServerResponse, chunk: Uint8Array | string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(chunk)) return true;
   await Promise.race([once(res, "drain"), once(res, "close")]);

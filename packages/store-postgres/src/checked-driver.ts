@@ -1,17 +1,17 @@
 import { FlowError } from "@flowrt/core";
 import type { PostgresDriver, Queryable } from "./driver.js";
 
+/** A lone surrogate: with the `u` flag a well-formed pair is one code point, so only a lone half is `Cs`. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
+
 /**
  * PostgreSQL text is UTF-8: a JavaScript string holding a lone surrogate (`"alice\ud800"`) is sent as
  * U+FFFD, so two different ids would name one row and a stored value would come back changed. Such a
  * string is refused before it is sent. JSON values arrive as `JSON.stringify` text, which escapes lone
  * surrogates and is always well-formed, so the check falls on ids, keys, buckets and content.
  */
-/** A lone surrogate: with the `u` flag a well-formed pair is one code point, so only a lone half is `Cs`. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
-
 function checkParams(params: readonly unknown[] | undefined): void {
   if (params === undefined) return;
   for (const param of params) {
@@ -39,11 +39,6 @@ const CONNECTION_CODES = new Set([
   "EHOSTUNREACH",
 ]);
 
-/**
- * A driver error as the catalogue names it: an index row over PostgreSQL's btree limit (a key of a few
- * thousand bytes, SQLSTATE 54000) is the caller's `invalid-request`; a lost or refused connection is
- * `store-error` (503, retryable). Anything else is passed on unchanged.
- */
 /** What `pg` says when a connection could not be opened in time or ended under a query (it sets no code). */
 const CONNECTION_MESSAGES = [
   "timeout exceeded when trying to connect",
@@ -51,6 +46,11 @@ const CONNECTION_MESSAGES = [
   "Connection terminated unexpectedly",
 ];
 
+/**
+ * A driver error as the catalogue names it: an index row over PostgreSQL's btree limit (a key of a few
+ * thousand bytes, SQLSTATE 54000) is the caller's `invalid-request`; a lost or refused connection is
+ * `store-error` (503, retryable). Anything else is passed on unchanged.
+ */
 function classify(error: unknown): unknown {
   if (typeof error !== "object" || error === null || error instanceof FlowError) return error;
   const code = (error as { code?: unknown }).code;

@@ -15,6 +15,12 @@ export interface TokenBudget {
 }
 
 /**
+ * Marks a content tool made without a scope (`readResourceContentTool()`), by the name of its bound form in
+ * {@link BlockRun.contentTools}: a generator given one swaps in that bound form when it runs.
+ */
+export const UNBOUND_CONTENT_TOOL: unique symbol = Symbol("flowrt.unboundContentTool");
+
+/**
  * What the host hands to {@link executeBlock} for one action run. One `BlockRun` serves the whole block
  * tree: nested blocks share its context, event sink, budget and signal.
  */

@@ -1,7 +1,7 @@
 import { type AnyBlockContext, FlowError, type GeneratorBlock, type PromptSource } from "@flowrt/core";
 import { type LanguageModel, Output, stepCountIs, streamText, type ToolSet } from "ai";
 import { abortedError } from "./abort.js";
-import type { BlockRun } from "./block-run.js";
+import { type BlockRun, UNBOUND_CONTENT_TOOL } from "./block-run.js";
 import { toJsonData } from "./json-data.js";
 import { GeneratorTokens, tokensOf } from "./token-accounting.js";
 
@@ -15,9 +15,6 @@ async function resolvePrompt(source: PromptSource, input: unknown, ctx: AnyBlock
   return text;
 }
 
-/** The mark of a content tool made without a scope (`readResourceContentTool()`; see `content-tools.ts`). */
-const CONTENT_TOOL = Symbol.for("flowrt.contentTool");
-
 /**
  * The definition's own tools over the generic content tools: an explicit tool wins a name clash. An own
  * tool made without a scope (`readResourceContentTool()`) is replaced by its form bound to this run.
@@ -27,7 +24,7 @@ function toolsFor(block: GeneratorBlock, run: BlockRun): ToolSet | undefined {
     typeof block.tools === "function" ? block.tools(run.ctx) : (block.tools ?? {});
   const tools: Record<string, unknown> = { ...(block.contentTools ? run.contentTools() : {}), ...own };
   for (const name of Object.keys(own)) {
-    const bound = (own[name] as { [CONTENT_TOOL]?: string } | undefined)?.[CONTENT_TOOL];
+    const bound = (own[name] as { [UNBOUND_CONTENT_TOOL]?: string } | undefined)?.[UNBOUND_CONTENT_TOOL];
     if (bound !== undefined) tools[name] = run.contentTools()[bound];
   }
   return Object.keys(tools).length === 0 ? undefined : (tools as ToolSet);

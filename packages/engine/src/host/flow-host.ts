@@ -326,10 +326,13 @@ export class FlowHost {
     });
     const owner = scope.owner;
     if (!owner || entries.length === 0) return entries;
-    // An entry carries no tenant: its session does (as on the addressed request routes).
-    const sessions = await Promise.all(entries.map((entry) => this.stores.sessions.get(entry.sessionId)));
-    return entries.filter((_entry, i) => {
-      const session = sessions[i];
+    // An entry carries no tenant: its session does (as on the addressed request routes). One read per session.
+    const ids = [...new Set(entries.map((entry) => entry.sessionId))];
+    const sessions = new Map(
+      await Promise.all(ids.map(async (id) => [id, await this.stores.sessions.get(id)] as const)),
+    );
+    return entries.filter((entry) => {
+      const session = sessions.get(entry.sessionId);
       return !session || this.sessions.isOwner(session, owner);
     });
   }

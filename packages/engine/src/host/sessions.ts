@@ -120,11 +120,6 @@ export class SessionService {
   }
 
   /**
-   * A session's org is bound for life (the action route's check, `OrgBindingMismatchError`, 403): a
-   * principal with another org, with an org on a session bound to none, or with none on a session bound
-   * to one is refused. `session` may be a request record, which carries its session's org.
-   */
-  /**
    * The addressed routes' form of {@link assertOrgBinding}: a principal that names an org other than the
    * session's (or names one where the session has none) is refused the same way; one that names no org
    * is not. Those routes carry no body, and the specification lets a resolver take the org from the body
@@ -135,6 +130,11 @@ export class SessionService {
     if (principal.orgId !== undefined) this.assertOrgBinding(session, principal);
   }
 
+  /**
+   * A session's org is bound for life (the action route's check, `OrgBindingMismatchError`, 403): a
+   * principal with another org, with an org on a session bound to none, or with none on a session bound
+   * to one is refused. `session` may be a request record, which carries its session's org.
+   */
   assertOrgBinding(session: { id: string; orgId?: string }, principal: Principal): void {
     if ((session.orgId ?? undefined) !== (principal.orgId ?? undefined)) {
       throw new OrgBindingMismatchError(session.id, session.orgId, principal.orgId);

@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import { type AnyResourceDefinition, FlowError, isFlowError, parseResourceUri } from "@flowrt/core";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
+import { UNBOUND_CONTENT_TOOL } from "../blocks/block-run.js";
 import { CollectionRuntime } from "./collection.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import type { ResourceScope } from "./resource-scope.js";
@@ -69,13 +70,6 @@ async function readableEntries(
   return out;
 }
 
-/**
- * Marks a content tool made without a scope (`readResourceContentTool()`), by the name of its bound form
- * among the run's content tools: a generator given one swaps in that bound form when it runs (see
- * `run-generator.ts`, which reads this mark through the same registered symbol).
- */
-const CONTENT_TOOL = Symbol.for("flowrt.contentTool");
-
 /** A tool made without a scope: the run binds it; called outside a generator, it says so. */
 function unboundTool(
   name: "readResourceContent" | "writeResourceContent",
@@ -90,7 +84,7 @@ function unboundTool(
     },
   });
   const unbound = made(refuse);
-  Object.defineProperty(unbound, CONTENT_TOOL, { value: name });
+  Object.defineProperty(unbound, UNBOUND_CONTENT_TOOL, { value: name });
   return unbound;
 }
 

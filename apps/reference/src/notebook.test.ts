@@ -124,6 +124,8 @@ describe("reference notebook", () => {
   });
 
   test("bad action input is refused before anything is written", async () => {
+    const statuses = ["queued", "running", "completed", "failed", "aborted"] as const;
+    const requestsBefore = await server.host.stores.requests.listByStatus([...statuses]);
     const refused = await request(api)
       .post("/notebook/actions/addNote")
       .set(as("ada"))
@@ -132,6 +134,8 @@ describe("reference notebook", () => {
     expect(refused.body).toMatchObject({ code: "invalid-input", field: "title" });
     const active = await request(api).get("/active-requests").set(as("ada")).expect(200);
     expect(active.body.requests).toEqual([]);
+    // No request record at all, failed or otherwise.
+    expect(await server.host.stores.requests.listByStatus([...statuses])).toEqual(requestsBefore);
     const snapshot = await request(api).get(`/sessions/${sessionId}/state`).set(as("ada")).expect(200);
     expect(snapshot.body.resources.session.notes.count).toBe(1);
     expect(snapshot.body.resources.user.profile.clientData.noteCount).toBe(1);

@@ -205,6 +205,7 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 15_000 }, () => {
 
     // "New session" refused (no user): one alert. Emptying the user field was a change of user, so bob's
     // session is forgotten, and nothing (not the text "null") is remembered in its place.
+    const sessionsBefore = (await server.host.stores.sessions.list({})).total;
     await page.fill("#user", "");
     await page.click("#new-session");
     expect(await nextDialog()).toMatch(/^Error: /);
@@ -212,5 +213,6 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 15_000 }, () => {
     expect(dialogs).toEqual([]);
     expect(await page.evaluate(() => localStorage.getItem("sessionId"))).toBeNull();
     expect(await sessionShown()).toBe("");
+    expect((await server.host.stores.sessions.list({})).total).toBe(sessionsBefore);
   });
 });

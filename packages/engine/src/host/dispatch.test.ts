@@ -139,6 +139,7 @@ describe.each(storeFactories)(
 
     it("a child cannot be dispatched beneath another user's conversation", async () => {
       const root = await host.createSession("chat", headerCaller("u1"));
+      const before = (await host.stores.sessions.list({})).total;
       await expect(
         host.dispatch({
           source: "agent",
@@ -151,6 +152,7 @@ describe.each(storeFactories)(
         }),
       ).rejects.toMatchObject({ code: "user-binding-mismatch" });
       expect((await host.stores.sessions.list({ userId: "u2" })).total).toBe(0);
+      expect((await host.stores.sessions.list({})).total).toBe(before);
     });
 
     it("nor beneath the same user's conversation from another tenant, which would share its lineage resources", async () => {

@@ -5,6 +5,7 @@ import {
   describeError,
   type FlowHost,
   type HttpRequest,
+  type SourcedInboundRoute,
 } from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
 import {
@@ -12,7 +13,6 @@ import {
   invalidInboundPath,
   notAResponse,
   requestUrl,
-  type SourcedInboundRoute,
   sendWebResponse,
   toWebRequest,
 } from "./inbound.js";

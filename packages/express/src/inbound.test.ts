@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type RequestRecord, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+import { DefinitionError, type RequestRecord, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import {
   createFlowHost,
   type FlowHost,
@@ -414,12 +414,18 @@ describe("custom inbound routes", () => {
     expect(handler).not.toHaveBeenCalled();
   });
 
-  test("routes are read once, when the router is made; without any the router keeps its single-layer fast path", async () => {
-    const createBindings = vi.fn(() => ({ routes: [] }));
+  test("an adapter is bound once per host, however many routers mount it; without routes the router keeps its single-layer fast path", async () => {
+    // Bound a second time, the adapter would declare a route: a 404 for it shows the routes were not re-read.
+    const createBindings = vi
+      .fn<() => { routes: InboundRoute[] }>()
+      .mockReturnValueOnce({ routes: [] })
+      .mockReturnValue({
+        routes: [{ method: "POST", path: "/hooks/slash", handler: () => new Response("late") }],
+      });
     served = await serve([notebook], { host: { inbound: [{ source: "empty", createBindings }] } });
     expect(createBindings).toHaveBeenCalledTimes(1);
     expect(createFlowRouter(served.host).stack).toHaveLength(1);
-    expect(createBindings).toHaveBeenCalledTimes(2);
+    expect(createBindings).toHaveBeenCalledTimes(1);
 
     const created = await request(served.url)
       .post("/api/flows/notebook/sessions")
@@ -432,7 +438,7 @@ describe("custom inbound routes", () => {
     await request(served.url).get("/api/flows/nothing/here").expect(404);
     await request(served.url).get("/health").expect(200, { ok: true });
     await request(served.url).post("/hooks/slash").expect(404);
-    expect(createBindings).toHaveBeenCalledTimes(2);
+    expect(createBindings).toHaveBeenCalledTimes(1);
   });
 
   test("routes keep working when the router is mounted under a sub-path, matched below it", async () => {
@@ -470,13 +476,26 @@ describe("custom inbound routes", () => {
     expect(routerFor({ method: "FETCH" })).toThrow(
       'Inbound route FETCH /hooks/x of adapter "bad": unsupported method "FETCH"',
     );
-    expect(routerFor({ method: "TRACE" })).toThrow(
-      /unsupported method "TRACE".*TRACE and TRACK cannot be served/,
-    );
-    expect(routerFor({ method: "CONNECT" })).toThrow(TypeError);
-    expect(routerFor({ path: "hooks/x" })).toThrow(/path must be the full request path, starting with "\/"/);
+    expect(routerFor({ method: "FETCH" })).toThrow(DefinitionError);
+    expect(routerFor({ path: "/hooks/:" })).toThrow(DefinitionError);
     expect(routerFor({ path: "/hooks/:" })).toThrow(/the path is not a valid Express route path/);
-    expect(routerFor({ handler: "nope" as never })).toThrow(/handler must be a function/);
     expect(routerFor({ method: "propfind" })).not.toThrow();
+  });
+
+  test("a route no transport could serve is the host's DefinitionError, raised by the router too", () => {
+    for (const route of [
+      { method: "TRACE", path: "/hooks/x", handler: () => new Response() },
+      { method: "POST", path: "hooks/x", handler: () => new Response() },
+      { method: "POST", path: "/hooks/x", handler: "nope" as never },
+    ]) {
+      const host = createFlowHost({
+        flows: [notebook],
+        stores: createMemoryStores(),
+        logger: silentLogger,
+        inbound: [adapter([route], "bad")],
+      });
+      expect(() => createFlowRouter(host)).toThrow(DefinitionError);
+      expect(() => createFlowRouter(host)).toThrow(/of adapter "bad"/);
+    }
   });
 });

@@ -1,50 +1,43 @@
 import { METHODS, type ServerResponse } from "node:http";
-import type { InboundRoute } from "@flowrt/engine";
+import { DefinitionError } from "@flowrt/core";
+import type { SourcedInboundRoute } from "@flowrt/engine";
 import type { Request as ExpressRequest } from "express";
 import { write } from "./send-response.js";
 
-/** A custom inbound route as `host.inboundRoutes()` gives it: tagged with its adapter's source. */
-export type SourcedInboundRoute = InboundRoute & { source: string };
-
 /**
- * Methods an inbound route may declare: those Node's parser and Express's router know, less the ones a
- * WHATWG `Request` cannot carry (TRACE, TRACK) or that never reach a request handler (CONNECT).
+ * Methods Express's router can serve: those Node's parser knows. (The host has already refused what no
+ * handler could receive: CONNECT, TRACE, TRACK.)
  */
-const UNSERVABLE = new Set(["CONNECT", "TRACE", "TRACK"]);
-const SERVABLE_METHODS = new Set(METHODS.filter((method) => !UNSERVABLE.has(method)));
+const EXPRESS_METHODS = new Set(METHODS);
 
 function label(route: SourcedInboundRoute): string {
-  return `Inbound route ${String(route.method)} ${String(route.path)} of adapter "${String(route.source)}"`;
+  return `Inbound route ${route.method} ${route.path} of adapter "${route.source}"`;
 }
 
 /**
- * The route's method as Express's router names it (lower case), after checking the route's shape.
- * Throws a `TypeError` naming the route and its adapter for anything that could not be served.
+ * The route's method as Express's router names it (lower case). The host checked the route's shape
+ * (`host.inboundRoutes()`); this refuses, with a `DefinitionError` naming the route and its adapter, a
+ * method Node and Express do not know.
  */
 export function inboundMethod(route: SourcedInboundRoute): string {
-  if (typeof route.handler !== "function")
-    throw new TypeError(`${label(route)}: handler must be a function.`);
-  if (typeof route.path !== "string" || !route.path.startsWith("/")) {
-    throw new TypeError(
-      `${label(route)}: path must be the full request path, starting with "/" (prefix included, not relative to basePath).`,
-    );
-  }
-  const method = typeof route.method === "string" ? route.method.toUpperCase() : "";
-  if (!SERVABLE_METHODS.has(method)) {
-    throw new TypeError(
-      `${label(route)}: unsupported method ${JSON.stringify(route.method)}. Use an HTTP method Node and ` +
-        "Express route (GET, POST, PUT, PATCH, DELETE, OPTIONS, …); CONNECT, TRACE and TRACK cannot be served.",
+  const method = route.method.toUpperCase();
+  if (!EXPRESS_METHODS.has(method)) {
+    throw new DefinitionError(
+      `${label(route)}: unsupported method ${JSON.stringify(route.method)}. Express routes the methods Node ` +
+        "parses (GET, POST, PUT, PATCH, DELETE, OPTIONS, PROPFIND, …).",
     );
   }
   return method.toLowerCase();
 }
 
-/** Why a route could not be registered with Express (an invalid route path), as a clear `TypeError`. */
-export function invalidInboundPath(route: SourcedInboundRoute, error: unknown): TypeError {
+/** Why a route could not be registered with Express (an invalid route path), as a `DefinitionError`. */
+export function invalidInboundPath(route: SourcedInboundRoute, error: unknown): DefinitionError {
   const reason = error instanceof Error ? error.message : String(error);
-  return new TypeError(`${label(route)}: the path is not a valid Express route path (${reason}).`, {
-    cause: error,
-  });
+  const refusal = new DefinitionError(
+    `${label(route)}: the path is not a valid Express route path (${reason}).`,
+  );
+  refusal.cause = error;
+  return refusal;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   type Snapshot,
 } from "../resources/index.js";
 import { actionInput, prepareAction, requestLogger } from "./execute-action.js";
+import { bindInboundRoutes, type SourcedInboundRoute } from "./inbound-routes.js";
 import { defaultLogger, type HostLogger } from "./logger.js";
 import {
   type PrincipalOutcome,
@@ -38,13 +39,7 @@ import {
 import { FlowRegistry, type RegisteredFlow } from "./registry.js";
 import { RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
 import { SessionService } from "./sessions.js";
-import type {
-  Caller,
-  DispatchOptions,
-  FlowHostOptions,
-  InboundRoute,
-  WebhookProviderDefinition,
-} from "./types.js";
+import type { Caller, DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./types.js";
 
 export const DEFAULT_BASE_PATH = "/api/flows";
 
@@ -62,6 +57,7 @@ export class FlowHost {
   private readonly runner: Runner;
   private state: "new" | "started" | "closed" = "new";
   private recoveryTimer: NodeJS.Timeout | undefined;
+  private inbound: SourcedInboundRoute[] | undefined;
 
   constructor(options: FlowHostOptions) {
     this.options = options;
@@ -87,19 +83,24 @@ export class FlowHost {
     });
   }
 
-  /** The routes of every custom inbound adapter, each tagged with its adapter's source. */
-  inboundRoutes(): Array<InboundRoute & { source: string }> {
-    return (this.options.inbound ?? []).flatMap((adapter) =>
-      adapter.createBindings(this).routes.map((route) => ({ ...route, source: adapter.source })),
-    );
+  /**
+   * The routes of every custom inbound adapter, each tagged with its adapter's source. The adapters'
+   * `createBindings` run once, on the first call (from `start()` or a transport mounting the routes,
+   * whichever comes first); a malformed adapter or route, or two routes on one method and path, is a
+   * `DefinitionError`.
+   */
+  inboundRoutes(): SourcedInboundRoute[] {
+    this.inbound ??= bindInboundRoutes(this.options.inbound, this);
+    return [...this.inbound];
   }
 
-  /** Startup checks (webhook providers), then resumes durable work left by a previous host. */
+  /** Startup checks (webhook providers, inbound routes), then resumes durable work left by a previous host. */
   async start(): Promise<void> {
     if (this.state === "started") return;
     if (this.state === "closed")
       throw new FlowError("host-not-started", "This host was closed; create a new one.");
     this.checkWebhookProviders();
+    this.inboundRoutes();
     await this.stores.setup?.();
     this.state = "started";
     await this.runner.recover();

@@ -6,7 +6,7 @@ import {
 } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createContentTools } from "./content-tools.js";
+import { createContentTools, GREP_TIME_BUDGET_MS } from "./content-tools.js";
 import { createResourceScope } from "./resource-scope.js";
 import { makeContext, STORE_FACTORIES } from "./testing/harness.js";
 
@@ -122,6 +122,54 @@ describe.each(STORE_FACTORIES)("generic content tools ($name store)", (factory) 
     expect(searches).toEqual([]);
     expect(await call("grepResourceContent", { pattern: "(" })).toMatchObject({
       error: expect.stringMatching(/regular expression/),
+    });
+  });
+
+  it("grepResourceContent stops a pattern that backtracks catastrophically, within its time budget", async () => {
+    const { call, scope } = await tools();
+    // (a+)+$ against 29 a's and a "!" backtracks for seconds, holding the event loop; each more a doubles it.
+    await (await (scope.handles.files as any).create("evil.txt")).writeContent(`${"a".repeat(29)}!`);
+    const started = performance.now();
+    const result = await call("grepResourceContent", { pattern: "^(a+)+$" });
+    const tookMs = performance.now() - started;
+    expect(result).toEqual({ error: expect.stringContaining(`took longer than ${GREP_TIME_BUDGET_MS} ms`) });
+    expect(tookMs).toBeLessThan(GREP_TIME_BUDGET_MS * 4);
+    // An ordinary pattern still searches everything after it, and results stay capped.
+    const many = await (scope.handles.files as any).create("many.txt");
+    await many.writeContent(Array.from({ length: 250 }, (_, i) => `line ${i}`).join("\n"));
+    const capped = await call("grepResourceContent", { pattern: "^line", uriGlob: "**/many.txt" });
+    expect(capped.matches).toHaveLength(200);
+    expect(capped.truncated).toBe(true);
+    expect(capped.matches[199]).toEqual({ uri: "session/files/many.txt", line: 200, text: "line 199" });
+  });
+
+  it("an org resource in a session bound to no org is refused as such, not as lacking llmReadable", async () => {
+    const orgDoc = defineResource({
+      scope: "org",
+      content: "org guide",
+      llmReadable: true,
+      llmWritable: true,
+    });
+    const orgFiles = defineResourceCollection({ pattern: "o/*", scope: "org", llmReadable: true });
+    const scope = createResourceScope(makeContext(stores, { session: { orgId: undefined } }).ctx, {
+      orgDoc,
+      orgFiles,
+      guide,
+    });
+    await scope.load();
+    const set = createContentTools(scope);
+    const call = (name: string, input: unknown) =>
+      (set[name]!.execute as any)(input, { toolCallId: "t", messages: [] });
+    for (const [name, input] of [
+      ["readResourceContent", { uri: "org/orgDoc" }],
+      ["readResourceContent", { uri: "org/o/p.md" }],
+      ["writeResourceContent", { uri: "org/orgDoc", content: "x" }],
+    ] as const) {
+      expect(await call(name, input)).toEqual({ error: expect.stringMatching(/is not bound to an org/) });
+    }
+    // Another scope's uri still gets the usual answer.
+    expect(await call("readResourceContent", { uri: "session/nothing" })).toEqual({
+      error: expect.stringMatching(/needs llmReadable/),
     });
   });
 

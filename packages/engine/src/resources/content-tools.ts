@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { createContext, Script } from "node:vm";
 import { type AnyResourceDefinition, FlowError, isFlowError, parseResourceUri } from "@flowrt/core";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
@@ -10,6 +11,37 @@ import { SingleResourceRuntime } from "./single-resource.js";
 
 /** Results per tool call are capped so one call cannot flood the model's context. */
 const MAX_RESULTS = 200;
+
+/**
+ * The regular-expression time one `grepResourceContent` call may spend, over all the content it searches. The
+ * pattern comes from the model (and so from whatever text steered it): a catastrophically backtracking one
+ * would otherwise hold the event loop, and every request on the host, for seconds or hours.
+ */
+export const GREP_TIME_BUDGET_MS = 500;
+
+/**
+ * Line matching runs in its own context so that it can be stopped: V8 interrupts a regular expression
+ * that runs past a `vm` timeout. The context holds only what one search sets on it.
+ */
+const grepContext = createContext(Object.create(null) as Record<string, unknown>);
+const grepLines = new Script(`{
+  const hits = [];
+  for (let i = 0; i < lines.length && hits.length < limit; i++) if (regex.test(lines[i])) hits.push(i);
+  hits;
+}`);
+
+/** Indexes of the lines `regex` matches (at most `limit`), within `timeoutMs`; `null` when time ran out. */
+function matchLines(regex: RegExp, lines: string[], limit: number, timeoutMs: number): number[] | null {
+  Object.assign(grepContext, { regex, lines, limit });
+  try {
+    return grepLines.runInContext(grepContext, { timeout: Math.max(1, Math.ceil(timeoutMs)) }) as number[];
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") return null;
+    throw error;
+  } finally {
+    Object.assign(grepContext, { regex: undefined, lines: undefined });
+  }
+}
 
 type Access = "read" | "write";
 
@@ -40,16 +72,25 @@ function locate(scope: ResourceScope, uri: string, access: Access) {
   const parsed = parseResourceUri(uri);
   if (parsed === undefined)
     throw new FlowError("invalid-request", `"${uri}" is not a resource uri (expected "<scope>/<path>").`);
+  // Why a resource of the uri's scope that the tools could reach is not there (an org resource in a session
+  // bound to no org): a truer answer than "needs llmReadable".
+  let unavailable: FlowError | undefined;
   for (const accessor of scope.accessors()) {
     const runtime = scope.runtime(accessor);
-    if (runtime === undefined || runtime.def.scope !== parsed.scope || !allows(runtime.def, access)) continue;
+    if (runtime === undefined) {
+      const def = scope.definition(accessor);
+      if (def !== undefined && def.scope === parsed.scope && allows(def, access))
+        unavailable ??= scope.unavailable(accessor);
+      continue;
+    }
+    if (runtime.def.scope !== parsed.scope || !allows(runtime.def, access)) continue;
     if (runtime instanceof SingleResourceRuntime) {
       if (runtime.handle.path === parsed.path) return { runtime, path: parsed.path };
     } else if (runtime.def.compiledPattern.matches(parsed.path)) {
       return { runtime, path: parsed.path };
     }
   }
-  throw unreachable(uri, access);
+  throw unavailable ?? unreachable(uri, access);
 }
 
 /** Every readable stored resource (externals skipped: they are not enumerable), as `[uri, read]`. */
@@ -167,15 +208,23 @@ export function createContentTools(scope: ResourceScope): Record<string, Tool> {
             throw new FlowError("invalid-request", `Invalid regular expression: ${(error as Error).message}`);
           }
           const matches: { uri: string; line: number; text: string }[] = [];
+          let budgetMs = GREP_TIME_BUDGET_MS;
           for (const entry of await readableEntries(scope)) {
+            if (matches.length > MAX_RESULTS) break;
             if (uriGlob !== undefined && !posix.matchesGlob(entry.uri, uriGlob)) continue;
             const content = await entry.read();
             if (content === null) continue;
             const lines = content.split("\n");
-            for (let i = 0; i < lines.length && matches.length <= MAX_RESULTS; i++) {
-              if (regex.test(lines[i] ?? ""))
-                matches.push({ uri: entry.uri, line: i + 1, text: lines[i] ?? "" });
+            const started = performance.now();
+            const hits = matchLines(regex, lines, MAX_RESULTS + 1 - matches.length, budgetMs);
+            budgetMs -= performance.now() - started;
+            if (hits === null) {
+              throw new FlowError(
+                "invalid-request",
+                `The regular expression took longer than ${GREP_TIME_BUDGET_MS} ms to search; use a simpler pattern (one that does not nest repetition such as (a+)+).`,
+              );
             }
+            for (const i of hits) matches.push({ uri: entry.uri, line: i + 1, text: lines[i]! });
           }
           return { matches: matches.slice(0, MAX_RESULTS), truncated: matches.length > MAX_RESULTS };
         }),

@@ -44,6 +44,8 @@ export interface ResourceScope {
   definition(accessor: string): AnyResourceDefinition | undefined;
   /** The runtime behind an accessor (undefined when undeclared or unavailable, e.g. org scope without an org). */
   runtime(accessor: string): ResourceRuntime | undefined;
+  /** Why a declared accessor has no runtime (org scope in a session bound to no org); undefined otherwise. */
+  unavailable(accessor: string): FlowError | undefined;
   /** Every declared accessor, in declaration order. */
   accessors(): string[];
 }
@@ -171,6 +173,11 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
   runtime(accessor: string): ResourceRuntime | undefined {
     const runtime = this.runtimeOrError(accessor);
     return runtime instanceof Error ? undefined : runtime;
+  }
+
+  unavailable(accessor: string): FlowError | undefined {
+    const runtime = this.runtimeOrError(accessor);
+    return runtime instanceof Error ? runtime : undefined;
   }
 
   accessors(): string[] {

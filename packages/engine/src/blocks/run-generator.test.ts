@@ -310,4 +310,29 @@ describe("generator execution (AI SDK mock model)", () => {
       error: "disk full",
     });
   });
+
+  it("tells a failing model stream to the application's logger, not the console, and fails the run", async () => {
+    const { run } = createTestRun();
+    const warn = vi.spyOn(run.ctx.log, "warn");
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const model = new MockLanguageModelV4({
+        doStream: async () => {
+          throw new Error("upstream 500");
+        },
+      });
+      const error = await executeBlock(
+        generator({ name: "flaky", model, prompt: "p" }),
+        undefined,
+        run,
+      ).catch((e: unknown) => e);
+      expect((error as Error).message).toBe("upstream 500");
+      expect(warn).toHaveBeenCalledWith('generator "flaky": the model stream failed', {
+        error: "upstream 500",
+      });
+      expect(printed).not.toHaveBeenCalled();
+    } finally {
+      printed.mockRestore();
+    }
+  });
 });

@@ -61,6 +61,9 @@ export async function runGenerator(block: GeneratorBlock, input: unknown, run: B
     ...(typeof user === "string" && user !== "" ? { providerOptions: { openai: { user } } } : {}),
     ...(block.outputSchema === undefined ? {} : { output: Output.object({ schema: block.outputSchema }) }),
     onStepEnd: (step) => tokens.charge(tokensOf(step.usage)),
+    // The SDK's default prints the error and its stack with console.error. It reaches the loop below as an
+    // `error` part and fails the request; the application's logger is where it is told.
+    onError: ({ error }) => ctx.log.warn(`${where}: the model stream failed`, { error: messageOf(error) }),
   });
 
   let aborted = false;

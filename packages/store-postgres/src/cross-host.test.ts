@@ -162,6 +162,45 @@ describe.skipIf(!DATABASE_URL)("two hosts on one database (needs DATABASE_URL)",
     expect(read.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   });
 
+  it("once one host marks a request aborted, the other's appends are refused, racing ones land before the end", async () => {
+    for (let trial = 0; trial < 20; trial++) {
+      const record = request({ status: "running" });
+      await a.requests.create(record);
+      // B appends as fast as it can while A aborts: each append lands before the terminal event, or is refused.
+      let refused = 0;
+      let appending = true;
+      const appender = (async () => {
+        for (let i = 0; appending || i < 3; i++) {
+          try {
+            await b.requests.appendEvent(event(record.id, i));
+          } catch (error) {
+            expect(error).toMatchObject({ code: "request-finished" });
+            refused++;
+            if (!appending) break;
+          }
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, trial % 5));
+      const aborted = await a.requests.update(record.id, record.version, {
+        status: "aborted",
+        completedAt: new Date().toISOString(),
+      });
+      expect(aborted.ok).toBe(true);
+      const end = await a.requests.appendEvent({
+        requestId: record.id,
+        type: "request.aborted",
+        at: new Date().toISOString(),
+        data: {},
+      });
+      appending = false;
+      await appender;
+      expect(refused).toBeGreaterThan(0);
+      const log = await b.requests.readEvents(record.id);
+      expect(log.at(-1)).toMatchObject({ seq: end.seq, type: "request.aborted" });
+      expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+    }
+  });
+
   it("events appended on one host reach a subscriber on the other, live and in order", async () => {
     const record = request();
     const other = request();

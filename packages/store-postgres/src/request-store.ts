@@ -1,8 +1,13 @@
-import type { RequestRecord, RequestStore } from "@flowrt/core";
+import { FlowError, type RequestRecord, type RequestStore, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import type { PostgresDriver } from "./driver.js";
 import type { EventHub } from "./event-hub.js";
 import { toActive, toEpochMs, toEvent, toJsonText, toRequest } from "./rows.js";
 import type { StoreSql } from "./sql.js";
+
+/** The events that end a request's log: `request.<status>` for each terminal status. */
+const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(
+  TERMINAL_REQUEST_STATUSES.map((status) => `request.${status}`),
+);
 
 /** Longest request id (in UTF-8 bytes) sent in a notification; PostgreSQL caps payloads near 8000 bytes. */
 const MAX_NOTIFIED_ID_BYTES = 4000;
@@ -90,8 +95,15 @@ export function createRequestStore(
         JSON.stringify(event.data ?? {}),
         channel,
         notifiedId,
+        TERMINAL_EVENT_TYPES.has(event.type),
       ]);
-      const seq = Number(rows[0]?.seq);
+      if (rows[0] === undefined) {
+        throw new FlowError(
+          "request-finished",
+          `Request "${event.requestId}" has finished; its log takes no "${event.type}" event after its terminal one.`,
+        );
+      }
+      const seq = Number(rows[0].seq);
       hub.appended(event.requestId, seq, tick);
       return {
         seq,

@@ -120,8 +120,17 @@ export function buildSql(n: TableNames) {
        * seqs commit in order without gaps), stores the event and notifies in the same statement;
        * the notification goes out on commit, when the row is visible to other hosts.
        */
-      appendEvent: `WITH next AS (
-          INSERT INTO ${n.eventSeq} AS s (request_id, last_seq) VALUES ($1, 1)
+      /**
+       * `$7`: whether the event is a terminal one (\`request.<terminal status>\`). Any other event is appended only
+       * while the request's stored status is not terminal. The request row is read FOR SHARE: an abort committing
+       * meanwhile is waited for and then seen, and one committing after waits for this append, whose seq then
+       * comes before the abort's terminal event. Nothing of a run another host aborted follows \`request.aborted\`.
+       */
+      appendEvent: `WITH request AS (
+          SELECT status FROM ${n.requests} WHERE id = $1 FOR SHARE
+        ), next AS (
+          INSERT INTO ${n.eventSeq} AS s (request_id, last_seq)
+          SELECT $1, 1 WHERE $7::boolean OR NOT EXISTS (SELECT 1 FROM request WHERE status IN ${TERMINAL})
           ON CONFLICT (request_id) DO UPDATE SET last_seq = s.last_seq + 1 RETURNING last_seq
         ), ins AS (
           INSERT INTO ${n.events} (request_id, seq, type, at, data) SELECT $1, last_seq, $2, $3, $4::json FROM next RETURNING seq

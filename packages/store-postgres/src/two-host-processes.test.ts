@@ -191,6 +191,34 @@ describe.skipIf(!DATABASE_URL)(
       );
     });
 
+    it("an abort sent to host B stops a run on host A at once: its writes stop and nothing follows request.aborted", async () => {
+      const topic = "aborted-chatter";
+      expect((await call(a, "POST", items(), { topic, content: "c" })).status).toBe(201);
+      const n = async () => (await call(b, "GET", `${items()}/${topic}`)).body.clientData.n as number;
+      // 30 ticks, 100 ms apart, on A; the hosts renew claims every leaseMs / 3 (about 1.7 s).
+      const requestId = await start(a, "chatter", { sessionId, input: { count: 30, pauseMs: 100, topic } });
+      await until(async () => (await n()) >= 3);
+      expect((await call(b, "POST", `/requests/${requestId}/abort`)).status).toBe(202);
+      const atAbort = await n();
+      expect((await settled(a, requestId)).status).toBe("aborted");
+      // Long enough for A to have written several more ticks had it gone on, short of a claim renewal.
+      await delay(800);
+      // At most the tick under way when the abort landed still lands.
+      expect(await n()).toBeLessThanOrEqual(atAbort + 1);
+
+      const { events } = await followRequest(b, requestId);
+      expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+      expect(terminal(events)).toBe("request.aborted");
+      expect(events.filter((e) => e.event === "block.completed")).toHaveLength(0);
+      // The log holds nothing after the terminal event: a resume from it ends at once, with nothing sent.
+      const resumed = openEventStream(`${a.url}/requests/${requestId}/stream`, {
+        "last-event-id": String(events.at(-1)!.id),
+      });
+      expect(await resumed.status).toBe(200);
+      await resumed.done;
+      expect(resumed.events).toEqual([]);
+    });
+
     it("a durable request whose host is SIGKILLed mid-run is completed by the other host exactly once", async () => {
       // A third host with a short lease, which hangs inside the action and is then killed.
       const doomed = await startHost("C", { databaseUrl: url, schema, leaseMs: 600, hang: true });

@@ -198,7 +198,13 @@ export interface RequestStore {
     statuses: RequestStatus[],
     options?: { durableOnly?: boolean; limit?: number },
   ): Promise<RequestRecord[]>;
-  /** Appends one event, assigning the next `seq`. Concurrent appends to one request never share or skip a seq. */
+  /**
+   * Appends one event, assigning the next `seq`. Concurrent appends to one request never share or skip a seq.
+   * A store whose {@link FlowStores.crossProcess} is true also refuses, with `FlowError` `request-finished`,
+   * any event but a terminal one (`request.completed`, `request.failed`, `request.aborted`) for a request
+   * whose stored status is terminal: a run that another process aborted cannot append after its end. (Within
+   * one process the engine stops such a run itself.)
+   */
   appendEvent(event: NewRequestEvent): Promise<RequestEvent>;
   /** Events with `seq > afterSeq`, in order. */
   readEvents(requestId: string, afterSeq?: number, limit?: number): Promise<RequestEvent[]>;

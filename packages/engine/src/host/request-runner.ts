@@ -153,7 +153,11 @@ export class RequestRunner {
   private renewTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /** Whether other processes share the store (and may abort a run of this one): see {@link ActiveRun.emit}. */
+  readonly crossProcess: boolean;
+
   constructor(private readonly options: RequestRunnerOptions) {
+    this.crossProcess = options.stores.crossProcess === true;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.renewEveryMs = Math.max(50, Math.floor(this.leaseMs / 3));
   }
@@ -600,7 +604,21 @@ class ActiveRun implements ClaimedRun {
     // Aborted (here, by the abort route, or by a claim that lapsed): the terminal event is written or on its
     // way, and nothing of the run may follow it.
     if (this.abort.aborted) return Promise.reject(writeAfterAbort("event", type));
-    return this.runner.emit(this.id, type, data);
+    const appended = this.runner.emit(this.id, type, data);
+    return this.runner.crossProcess
+      ? appended.catch((error: unknown) => this.endedElsewhere(error, type))
+      : appended;
+  }
+
+  /**
+   * A store shared across processes refuses the run's events once the request's stored status is terminal
+   * (`request-finished`): another host aborted it. The run stops here as after a local abort, so its later
+   * writes through `ctx` are refused too, well before the next claim renewal would have noticed.
+   */
+  private endedElsewhere(error: unknown, type: string): never {
+    if (!hasErrorCode(error, "request-finished")) throw error;
+    this.abort.abort();
+    throw writeAfterAbort("event", type);
   }
 }
 

@@ -29,10 +29,13 @@ export const retentionCases = [
       const stillQueued = requestRecord({ status: "queued", createdAt: isoAt(now, -10 * HOUR) });
       for (const record of [oldCompleted, oldFailed, oldAborted, recent, stillRunning, stillQueued]) {
         await stores.requests.create(record);
+        // A finished request's log ends with its terminal event (a store spanning processes takes no other
+        // event for it); an unfinished one's holds its start.
+        const finished = record.status !== "running" && record.status !== "queued";
         await stores.requests.appendEvent({
           requestId: record.id,
-          type: "request.started",
-          at: record.createdAt,
+          type: finished ? `request.${record.status}` : "request.started",
+          at: record.completedAt ?? record.createdAt,
           data: {},
         });
       }

@@ -27,14 +27,22 @@ const bump = handler({
   },
 });
 
-/** Emits `count` tick events with a pause before each, so a stream elsewhere can watch them arrive. */
+/**
+ * Emits `count` tick events with a pause before each, so a stream elsewhere can watch them arrive. With a
+ * `topic`, each tick also increments that note's `n` after its event.
+ */
 const chatter = handler({
   name: "chatter",
-  inputSchema: z.object({ count: z.number().int().min(1).max(50), pauseMs: z.number().int().min(0) }),
+  inputSchema: z.object({
+    count: z.number().int().min(1).max(50),
+    pauseMs: z.number().int().min(0),
+    topic: z.string().optional(),
+  }),
   execute: async (input, ctx) => {
     for (let i = 0; i < input.count; i++) {
       await new Promise((resolve) => setTimeout(resolve, input.pauseMs));
       await ctx.emit({ type: "tick", data: { i, host: hostName(), sentAt: Date.now() } });
+      if (input.topic !== undefined) await (await ctx.resources.notes.get(input.topic)).incState({ n: 1 });
     }
     return { host: hostName(), ticks: input.count };
   },

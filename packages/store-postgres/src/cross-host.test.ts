@@ -201,6 +201,44 @@ describe.skipIf(!DATABASE_URL)("two hosts on one database (needs DATABASE_URL)",
     }
   });
 
+  it("purges run on two hosts at once do not deadlock, and together apply every policy", async () => {
+    for (let round = 0; round < 6; round++) {
+      await a.requests.purgeFinished({ maxCount: 0 }); // what other cases finished would count against maxCount
+      const now = Date.now();
+      const records = Array.from({ length: 200 }, (_, i) =>
+        request({
+          status: "completed",
+          createdAt: new Date(now - 400_000).toISOString(),
+          // Completion times scattered over the last 200 s, so that age and rank pick different rows.
+          completedAt: new Date(now - ((i * 7919) % 200) * 1000).toISOString(),
+        }),
+      );
+      for (const record of records) {
+        await a.requests.create(record);
+        await a.requests.appendEvent({
+          requestId: record.id,
+          type: "request.completed",
+          at: record.completedAt!,
+          data: {},
+        });
+      }
+      const outcomes = await Promise.allSettled([
+        a.requests.purgeFinished({ maxCount: 150, now }),
+        b.requests.purgeFinished({ maxAgeMs: 150_000, now }),
+        a.requests.purgeFinished({ maxCount: 100, now }),
+        b.requests.purgeFinished({ maxAgeMs: 100_000, now }),
+        a.requests.purgeFinished({ maxCount: 60, now }),
+        b.requests.purgeFinished({ maxCount: 50, now }),
+      ]);
+      expect(outcomes.filter((o) => o.status === "rejected")).toEqual([]);
+      const kept = (await Promise.all(records.map((r) => b.requests.get(r.id)))).filter((r) => r !== null);
+      expect(kept).toHaveLength(50);
+      expect(kept.every((r) => now - Date.parse(r.completedAt!) < 100_000)).toBe(true);
+      for (const gone of records.filter((r) => !kept.some((k) => k.id === r.id)).slice(0, 5))
+        expect(await b.requests.readEvents(gone.id)).toEqual([]);
+    }
+  });
+
   it("events appended on one host reach a subscriber on the other, live and in order", async () => {
     const record = request();
     const other = request();

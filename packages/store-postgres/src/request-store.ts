@@ -151,8 +151,10 @@ export function createRequestStore(
       const cutoff = policy.maxAgeMs === undefined ? null : Math.floor(now - policy.maxAgeMs);
       const keep = policy.maxCount === undefined ? null : Math.max(0, Math.floor(policy.maxCount));
       if (cutoff === null && keep === null) return 0;
-      // One transaction: the requests, then the ephemeral sessions they leave empty with their data.
+      // One transaction, one purge at a time per schema: the requests, then the ephemeral sessions they leave
+      // empty with their data.
       return db.transaction(async (tx) => {
+        await tx.query(sql.purgeLock);
         const { rows } = await tx.query<{ removed: unknown; sessions: string[] }>(sql.purge, [cutoff, keep]);
         const sessions = rows[0]?.sessions ?? [];
         if (sessions.length > 0) {

@@ -146,6 +146,11 @@ export function buildSql(n: TableNames) {
       clearActive: `DELETE FROM ${n.active} WHERE request_id = $1`,
       listActive: `SELECT request_id, session_id, flow_id, user_id, org_id, action, started_at FROM ${n.active}
         WHERE ($1::text IS NULL OR user_id = $1) AND ($2::text[] IS NULL OR flow_id = ANY($2::text[])) ORDER BY started_at, request_id`,
+      /**
+       * Taken first in a purge's transaction: purges from several hosts run one after another. Run at once, their
+       * deletes lock overlapping rows in different orders (by age, by rank) and deadlock (40P01).
+       */
+      purgeLock: `SELECT pg_advisory_xact_lock(1718382456, hashtext('${n.schema.replaceAll("'", "''")}'))`,
       /** `$1` cutoff in ms (null: no age limit), `$2` how many finished requests to keep (null: no count limit). */
       purge: `WITH doomed AS (
           SELECT id FROM ${n.requests} WHERE status IN ${TERMINAL} AND (

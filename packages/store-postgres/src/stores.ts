@@ -7,6 +7,7 @@ import { runMigrations } from "./migrations.js";
 import { createOwnedPool, createPgDriver } from "./pg-driver.js";
 import { createRequestStore } from "./request-store.js";
 import { createResourceStore } from "./resource-store.js";
+import { type PostgresRetentionOptions, RetentionTimer, resolveRetention } from "./retention.js";
 import { createScopeStateStore } from "./scope-state-store.js";
 import { createSessionStore } from "./session-store.js";
 import { buildSql, tableNames } from "./sql.js";
@@ -24,6 +25,14 @@ interface CommonOptions {
    * @default logs with console.error
    */
   onError?: (error: unknown) => void;
+  /**
+   * Background removal of finished requests and their event logs (and of the ephemeral sessions they leave
+   * empty), so that the tables do not grow without bound. It starts once `setup()` has run (`host.start()`
+   * calls it), on every host; purges from several hosts take turns. `false` turns it off (then call
+   * `requests.purgeFinished` yourself). Failed purges go to `onError`.
+   * @default { maxAgeMs: 604800000 (7 days), intervalMs: 600000 (10 minutes) }, no count limit
+   */
+  retention?: PostgresRetentionOptions | false;
 }
 
 export type PostgresStoresOptions = CommonOptions &
@@ -79,24 +88,31 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
   if (typeof schema !== "string" || schema === "")
     throw new TypeError("createPostgresStores: `schema` must be a non-empty string.");
   const onError = options.onError ?? ((error: unknown) => console.error("[@flowrt/store-postgres]", error));
+  const retention = resolveRetention(options.retention);
   const driver = checkedDriver(toDriver(options, onError));
   const names = tableNames(schema);
   const sql = buildSql(names);
   const hub = new EventHub(driver, sql, names.channel, onError);
+  const requests = createRequestStore(driver, sql.requests, hub, names.channel);
+  const purges = new RetentionTimer(requests, retention, onError);
   let closed: Promise<void> | null = null;
 
   return {
     kind: "postgres",
     crossProcess: true,
     sessions: createSessionStore(driver, sql.sessions),
-    requests: createRequestStore(driver, sql.requests, hub, names.channel),
+    requests,
     scopeState: createScopeStateStore(driver, sql.scopeState),
     resources: createResourceStore(driver, sql.resources),
     async setup() {
       await runMigrations(driver, sql, names, schema);
+      purges.start(); // the tables exist from here on
     },
     close() {
-      closed ??= hub.close().finally(() => driver.close());
+      closed ??= purges
+        .stop()
+        .then(() => hub.close())
+        .finally(() => driver.close());
       return closed;
     },
   };

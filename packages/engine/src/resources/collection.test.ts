@@ -153,6 +153,35 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
     expect(await h.capped.count()).toBe(2);
   });
 
+  it("maxInstances holds under parallel creates of different keys, from one run and from two", async () => {
+    const capped = defineResourceCollection({
+      pattern: "c/*",
+      scope: "session",
+      stateSchema: schema,
+      maxInstances: 2,
+    });
+    const first = await open({ capped });
+    const second = await open({ capped }); // another request on the same session
+    const outcomes = await Promise.allSettled(
+      ["a", "b", "c", "d", "e", "f"].map((key, i) => (i % 2 ? first : second).h.capped.create(key)),
+    );
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(2);
+    for (const o of outcomes.filter((o) => o.status === "rejected"))
+      expect((o as PromiseRejectedResult).reason.code).toBe("collection-full");
+    expect(await stores.resources.count(address, "c/")).toBe(2);
+
+    const evicting = defineResourceCollection({
+      pattern: "e/*",
+      scope: "session",
+      stateSchema: schema,
+      maxInstances: 2,
+      eviction: "oldest",
+    });
+    const { h } = await open({ evicting });
+    await Promise.all(["a", "b", "c", "d", "e"].map((key) => h.evicting.create(key)));
+    expect(await stores.resources.count(address, "e/")).toBe(2);
+  });
+
   it("maxInstances with eviction oldest evicts the first created, announcing the delete", async () => {
     const capped = defineResourceCollection({
       pattern: "c/*",

@@ -17,6 +17,7 @@ import {
 import { refuseIfAborted } from "../requests/run-abort.js";
 import { applyPatch } from "../state/delta.js";
 import { acceptState, refuseNonJson, StateCell } from "../state/state-cell.js";
+import { withCapacityLock } from "./capacity-lock.js";
 import { resourceCellBackend } from "./cell-backends.js";
 import { renderContent, type TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
@@ -347,9 +348,17 @@ export class CollectionRuntime implements ContentOwner {
     // With a capacity, a create on a live key must be refused before room is made (nothing evicted);
     // without one, the create-only write below is the whole check.
     if (this.def.maxInstances !== undefined) {
-      if (await this.store.getState(this.address, path)) throw this.topicExists(path);
-      await this.makeRoom(path);
+      // Check, make room and write as one step: creates racing on other keys would each find room.
+      return withCapacityLock(this.store, this.address, this.def.pattern, async () => {
+        if (await this.store.getState(this.address, path)) throw this.topicExists(path);
+        await this.makeRoom(path);
+        return this.insertAbsent(path, value);
+      });
     }
+    return this.insertAbsent(path, value);
+  }
+
+  private async insertAbsent(path: string, value: JsonObject): Promise<number> {
     const result = await this.store.putState(this.address, path, value, { type: "absent" });
     if (!result.ok) throw this.topicExists(path);
     return result.version;

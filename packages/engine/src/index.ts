@@ -19,6 +19,7 @@ export type {
   FlowHostOptions,
   InboundAdapter,
   InboundRoute,
+  WebhookHeaders,
   WebhookProviderDefinition,
 } from "./host/types.js";
 export {

@@ -9,27 +9,32 @@ import type {
 } from "@flowrt/core";
 import type { HostLogger } from "./logger.js";
 
-/** Host-side webhook provider (specification: WebhookProviderDefinition). */
-export interface WebhookProviderDefinition {
+/** Request headers as a webhook provider's hooks get them: lower-case names, as Node gives them. */
+export type WebhookHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * Host-side webhook provider (specification: WebhookProviderDefinition). `TPayload` is what `parse` returns
+ * (by default the parsed JSON body); it defaults to `any`, so `eventType: (payload) => payload.type` compiles
+ * as the provider's documentation writes it. Pass `unknown` to have every extractor narrow what it reads.
+ */
+export interface WebhookProviderDefinition<TPayload = any> {
   /** Verifies the delivery over its exact bytes; false or a throw answers 401. */
-  verify(
-    rawBody: Uint8Array,
-    headers: Record<string, string | string[] | undefined>,
-  ): boolean | Promise<boolean>;
-  /** Required when a subscribed flow uses `on`. */
-  eventType?(
-    payload: unknown,
-    headers: Record<string, string | string[] | undefined>,
-  ): string | null | undefined;
+  verify(rawBody: Uint8Array, headers: WebhookHeaders): boolean | Promise<boolean>;
+  /**
+   * The delivery's event type; required when a subscribed flow uses `on`. Anything but a string (`null`,
+   * `undefined`, or a header's values when it was sent twice) makes the delivery untyped: ignored with 202.
+   */
+  eventType?(payload: TPayload, headers: WebhookHeaders): string | string[] | null | undefined;
   /** @default JSON parse of the UTF-8 body */
-  parse?(rawBody: Uint8Array, headers: Record<string, string | string[] | undefined>): unknown;
-  deliveryId?(payload: unknown, headers: Record<string, string | string[] | undefined>): string | undefined;
+  parse?(rawBody: Uint8Array, headers: WebhookHeaders): TPayload | Promise<TPayload>;
+  /** The delivery's id, recorded at `metadata.webhook.deliveryId`; anything but a non-empty string records none. */
+  deliveryId?(payload: TPayload, headers: WebhookHeaders): string | string[] | undefined;
   /** A non-null body is answered with 200 and nothing is dispatched (handshakes). */
   acknowledge?(event: {
     provider: string;
     eventType: string | null;
-    payload: unknown;
-    headers: Record<string, string | string[] | undefined>;
+    payload: TPayload;
+    headers: WebhookHeaders;
     rawBody: Uint8Array;
     deliveryId?: string;
   }): unknown;

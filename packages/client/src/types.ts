@@ -87,6 +87,11 @@ export interface InvokeBody<TInput = unknown> {
    * without one unless the flow sets `requireUser: false`. With a resolver the principal decides.
    */
   userId?: string;
+  /**
+   * Read only when no resolver is configured: the org of a session the call creates; on a named session,
+   * another org than its own answers 403 `org-binding-mismatch` (none acts in the session's org).
+   */
+  orgId?: string;
 }
 
 /** 202 answer of an action call (and of a retry). */

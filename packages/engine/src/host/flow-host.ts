@@ -29,6 +29,7 @@ import { actionInput, prepareAction, requestLogger } from "./execute-action.js";
 import { bindInboundRoutes, type SourcedInboundRoute } from "./inbound-routes.js";
 import { defaultLogger, type HostLogger } from "./logger.js";
 import {
+  type BodyIdentity,
   type PrincipalOutcome,
   principalOfRecord,
   principalWithoutResolver,
@@ -189,7 +190,7 @@ export class FlowHost {
     flow: RegisteredFlow,
     caller: Caller,
     envelope: Partial<PrincipalResolutionContext["envelope"]> = {},
-    bodyUserId?: unknown,
+    bodyIdentity?: BodyIdentity,
   ): Promise<PrincipalOutcome> {
     if (caller.principal) return Promise.resolve({ principal: caller.principal, authenticated: true });
     // Without a resolver nothing reads a resolution context, so none is built (every webhook delivery and
@@ -197,7 +198,7 @@ export class FlowHost {
     if (!this.hasResolver(flow)) {
       try {
         return Promise.resolve({
-          principal: principalWithoutResolver(flow.definition, bodyUserId),
+          principal: principalWithoutResolver(flow.definition, bodyIdentity),
           authenticated: false,
         });
       } catch (error) {
@@ -209,7 +210,7 @@ export class FlowHost {
       hostResolver: this.options.resolvePrincipal,
       context: this.resolutionContext(flow, caller, envelope),
       logger: this.logger,
-      bodyUserId,
+      ...(bodyIdentity ? { bodyIdentity } : {}),
     });
   }
 
@@ -271,12 +272,18 @@ export class FlowHost {
       title?: string;
       metadata?: JsonObject;
       userId?: unknown;
+      orgId?: unknown;
       parentSessionId?: string;
     } = {},
   ): Promise<SessionRecord> {
     const flow = this.registry.get(flowId);
-    // Specification: with a resolver, userId and orgId come from the principal; a body userId is read only without one.
-    const { principal } = await this.principalFor(flow, caller, {}, body.userId);
+    // Specification: with a resolver, userId and orgId come from the principal; the body's are read only without one.
+    const { principal } = await this.principalFor(
+      flow,
+      caller,
+      {},
+      { userId: body.userId, orgId: body.orgId },
+    );
     let parent: SessionRecord | undefined;
     if (body.parentSessionId) {
       parent = (await this.authorizeSession(body.parentSessionId, { ...caller, principal })).session;
@@ -402,6 +409,7 @@ export class FlowHost {
       input?: unknown;
       sessionId?: string;
       userId?: unknown;
+      orgId?: unknown;
       parentSessionId?: string;
       metadata?: JsonObject;
     },
@@ -417,9 +425,10 @@ export class FlowHost {
       session = await this.sessions.get(body.sessionId);
       this.sessions.checkAddress(flow, session);
     }
-    // Specification, resolution order: without any resolver `body.userId` is read, then `defaultUserId`;
-    // still no user is a 401 unless `requireUser: false`. Naming an existing session does not supply one.
-    const { principal } = await this.principalFor(
+    // Specification, resolution order: without any resolver `body.userId` is read (and `body.orgId`), then
+    // `defaultUserId`; still no user is a 401 unless `requireUser: false`. Naming an existing session does
+    // not supply one.
+    const resolved = await this.principalFor(
       flow,
       caller,
       {
@@ -428,8 +437,13 @@ export class FlowHost {
         ...(body.sessionId ? { sessionId: body.sessionId } : {}),
         metadata: { body: caller.body },
       },
-      body.userId,
+      { userId: body.userId, orgId: body.orgId },
     );
+    let { principal } = resolved;
+    // Development mode: a body that names no org acts in the named session's org. Only a body naming
+    // another org contradicts the binding (as on the addressed routes); a resolver must yield the org.
+    if (session?.orgId !== undefined && principal.orgId === undefined && !resolved.authenticated)
+      principal = { ...principal, orgId: session.orgId };
     // The input as stored, before any session is made for it: one JSON cannot hold is a 400 that leaves nothing.
     const input = storedJson(body.input, "input");
     let parent: SessionRecord | undefined;

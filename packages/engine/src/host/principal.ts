@@ -38,29 +38,41 @@ export async function resolvePrincipal(options: {
   hostResolver: PrincipalResolver | undefined;
   context: PrincipalResolutionContext;
   logger: HostLogger;
-  /** Read only when no resolver governs the flow (session create and action calls). */
-  bodyUserId?: unknown;
+  /** The body's `userId` and `orgId`, read only when no resolver governs the flow (session create and action calls). */
+  bodyIdentity?: BodyIdentity;
 }): Promise<PrincipalOutcome> {
   const { flow, context, logger } = options;
   const resolver = resolverFor(flow, options.hostResolver);
   if (!resolver)
-    return { principal: principalWithoutResolver(flow, options.bodyUserId), authenticated: false };
+    return { principal: principalWithoutResolver(flow, options.bodyIdentity), authenticated: false };
   return {
     principal: principalOf(flow, await callResolver(resolver, context, logger, flow.id)),
     authenticated: true,
   };
 }
 
+/** What a session-create or action body may say about its caller: read only when no resolver governs the flow. */
+export interface BodyIdentity {
+  userId?: unknown;
+  orgId?: unknown;
+}
+
+const named = (value: unknown): value is string => typeof value === "string" && value !== "";
+
 /**
  * The principal of a call to a flow no resolver governs (the specification's development mode): a body
- * `userId` when one is given, else `defaultUserId`, else `anonymous` — or 401 when the flow requires a user.
- * What {@link resolvePrincipal} answers without a resolver, without a resolution context to build.
+ * `userId` when one is given, else `defaultUserId`, else `anonymous` — or 401 when the flow requires a user;
+ * and the body's `orgId` when one is given (architecture: session create body). With a resolver neither is
+ * read. What {@link resolvePrincipal} answers without a resolver, without a resolution context to build.
  */
-export function principalWithoutResolver(flow: AnyFlowDefinition, bodyUserId?: unknown): Principal {
-  return principalOf(
-    flow,
-    typeof bodyUserId === "string" && bodyUserId !== "" ? { userId: bodyUserId } : null,
-  );
+export function principalWithoutResolver(flow: AnyFlowDefinition, body?: BodyIdentity): Principal {
+  const userId = body?.userId;
+  const orgId = body?.orgId;
+  if (!named(userId) && !named(orgId)) return principalOf(flow, null);
+  return principalOf(flow, {
+    ...(named(userId) ? { userId } : {}),
+    ...(named(orgId) ? { orgId } : {}),
+  });
 }
 
 /** The principal a resolution gives: its user, else `defaultUserId`, else anonymous or 401; its org and tenant. */

@@ -189,6 +189,7 @@ const coreRoutes: Route<HttpContext>[] = [
         ...(title !== undefined ? { title } : {}),
         ...(metadata !== undefined ? { metadata: metadata as JsonObject } : {}),
         userId: body.userId,
+        orgId: body.orgId,
       });
       return json(201, { session: sessionView(session) });
     },
@@ -203,6 +204,7 @@ const coreRoutes: Route<HttpContext>[] = [
         input: body.input,
         ...(sessionId !== undefined ? { sessionId } : {}),
         userId: body.userId,
+        orgId: body.orgId,
       });
       if (wantsEventStream(req)) {
         const response = streamResponse(ctx, request.id, req, 0, 200);

@@ -228,6 +228,10 @@ export function openApiDocument(host: FlowHost) {
             title: { type: "string" },
             metadata: { type: "object" },
             userId: { type: "string", description: "Read only when no resolver governs the flow." },
+            orgId: {
+              type: "string",
+              description: "The session's org for life; read only when no resolver governs the flow.",
+            },
           },
         },
         ActionCall: {
@@ -236,6 +240,11 @@ export function openApiDocument(host: FlowHost) {
             input: {},
             sessionId: { type: "string" },
             userId: { type: "string", description: "Read only when no resolver governs the flow." },
+            orgId: {
+              type: "string",
+              description:
+                "Read only when no resolver governs the flow: another org than the session's is 403 org-binding-mismatch; none acts in the session's org.",
+            },
           },
         },
         ItemCreate: {

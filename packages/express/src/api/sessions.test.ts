@@ -39,6 +39,46 @@ describe("POST /:flowId/sessions", () => {
     expect(res.body.session).toMatchObject({ flowId: "open", userId: "bob" });
   });
 
+  it("without any resolver body.orgId binds the session's org; an action naming another org is refused, one naming none acts in it", async () => {
+    const created = await request(s.url)
+      .post(`${API}/open/sessions`)
+      .send({ userId: "bob", orgId: "acme" })
+      .expect(201);
+    const session = created.body.session as SessionRecord;
+    expect(session).toMatchObject({ userId: "bob", orgId: "acme" });
+    expect(await s.stores.sessions.get(session.id)).toMatchObject({ userId: "bob", orgId: "acme" });
+
+    const before = await dumpStores(s.stores);
+    expectProblem(
+      await request(s.url)
+        .post(`${API}/open/actions/touch`)
+        .send({ userId: "bob", orgId: "other", sessionId: session.id, input: { key: "x", title: "X" } }),
+      403,
+      "org-binding-mismatch",
+    );
+    expect(await dumpStores(s.stores)).toEqual(before);
+
+    for (const [i, body] of [{ orgId: "acme" }, {}].entries()) {
+      const started = await request(s.url)
+        .post(`${API}/open/actions/touch`)
+        .send({ userId: "bob", sessionId: session.id, input: { key: `k${i}`, title: "T" }, ...body })
+        .expect(202);
+      expect(await s.stores.requests.get(started.body.requestId)).toMatchObject({
+        userId: "bob",
+        orgId: "acme",
+      });
+    }
+    // A new session made by an action call takes the body's org too.
+    const fresh = await request(s.url)
+      .post(`${API}/open/actions/touch`)
+      .send({ userId: "bob", orgId: "globex", input: { key: "g", title: "G" } })
+      .expect(202);
+    expect(await s.stores.sessions.get(fresh.body.sessionId)).toMatchObject({
+      userId: "bob",
+      orgId: "globex",
+    });
+  });
+
   it("a chosen sessionId is kept; taking it again is 409 session-exists and changes nothing", async () => {
     await request(s.url)
       .post(`${API}/open/sessions`)

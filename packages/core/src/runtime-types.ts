@@ -70,13 +70,27 @@ export interface StateHandle<TState extends JsonObject = JsonObject> {
   ): Promise<TState[K] | undefined>;
 }
 
-export type NumericKeys<T> = {
-  [K in keyof T & string]: NonNullable<T[K]> extends number ? K : never;
-}[keyof T & string];
-export type ArrayKeys<T> = {
-  [K in keyof T & string]: NonNullable<T[K]> extends readonly unknown[] ? K : never;
-}[keyof T & string];
-export type ElementOf<T> = NonNullable<T> extends readonly (infer E)[] ? E : never;
+/**
+ * The numeric fields of a state type. A state without a schema (`JsonObject`, an index signature) may hold a
+ * number under any key, so every string is one.
+ */
+export type NumericKeys<T> = string extends keyof T
+  ? string
+  : {
+      [K in keyof T & string]: NonNullable<T[K]> extends number ? K : never;
+    }[keyof T & string];
+/** The array fields of a state type; every string for a state without a schema (see {@link NumericKeys}). */
+export type ArrayKeys<T> = string extends keyof T
+  ? string
+  : {
+      [K in keyof T & string]: NonNullable<T[K]> extends readonly unknown[] ? K : never;
+    }[keyof T & string];
+/** What an array field holds; for a field typed as any JSON value, any JSON value. */
+export type ElementOf<T> = [NonNullable<T>] extends [readonly (infer E)[]]
+  ? E
+  : Extract<NonNullable<T>, readonly unknown[]> extends readonly (infer E)[]
+    ? E
+    : never;
 
 export interface ResourceIdentity {
   /** Within-scope storage key, e.g. `files/readme.md`. */

@@ -112,6 +112,13 @@ describe("ctx.session/user/org state from block-declared schemas", () => {
       execute: async (_input, ctx) => {
         await ctx.session.incState({ added: 1 });
         await ctx.org.patchState({ anything: "goes" });
+        // Every scope handle method, as the architecture lists them, with any field.
+        await ctx.session.pushState("tags", "x");
+        await ctx.user.pushState("seen", { at: 1 });
+        await ctx.org.incState({ members: 1 });
+        await ctx.session.getOrPatchState("greeting", () => "hello");
+        // @ts-expect-error an element must still be JSON
+        await ctx.session.pushState("tags", () => 1);
       },
     });
   });

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -141,5 +143,23 @@ describe.concurrent("flowrt serve", () => {
     );
     expect(await missing.exited).toBe(1);
     expect(missing.output().stderr).toMatch(/^flowrt: No flows module at .*nope\.ts\.\n$/);
+  }, 20_000);
+
+  test("startup errors exit 1 with a one-line message too: a module that throws when loaded, a port in use", async () => {
+    const throwing = join(tempDir(), "throws.mjs");
+    writeFileSync(throwing, 'throw new RangeError("boom at load");\n');
+    const busyServer = createServer().listen(0, "127.0.0.1");
+    await once(busyServer, "listening");
+    try {
+      const port = (busyServer.address() as AddressInfo).port;
+      const loaded = flowrt(["serve", throwing]);
+      const busy = flowrt(["serve", "src/testing/cli-flows.ts", "--port", String(port)]);
+      expect(await loaded.exited).toBe(1);
+      expect(loaded.output().stderr).toBe("flowrt: RangeError: boom at load\n");
+      expect(await busy.exited).toBe(1);
+      expect(busy.output().stderr).toMatch(/^flowrt: Error: listen EADDRINUSE[^\n]*\n$/);
+    } finally {
+      busyServer.close();
+    }
   }, 20_000);
 });

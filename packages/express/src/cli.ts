@@ -88,17 +88,17 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const code = (error as { code?: unknown }).code;
-    // Mistakes in the command line or the flows module are told in one line; anything else with its stack.
-    const usage =
+    // Mistakes in the command line or the flows module, and what failed the start (a module that throws, a
+    // database that refuses, a port in use), are told in one line: the error's message, named by its class
+    // when it is not one of ours. FLOWRT_DEBUG=1 prints the stack as well.
+    const ours =
       error instanceof UsageError ||
       isFlowError(error) ||
       (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"));
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(
-      usage
-        ? `flowrt: ${message}\n`
-        : `flowrt: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
-    );
+    const named = ours || !(error instanceof Error) ? message : `${error.name}: ${message}`;
+    const stack = process.env.FLOWRT_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : "";
+    process.stderr.write(`flowrt: ${named}${stack}\n`);
     process.exitCode = 1;
   },
 );

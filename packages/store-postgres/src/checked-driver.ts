@@ -92,11 +92,24 @@ function checkedQueryable(target: Queryable): Queryable {
 }
 
 /** Wraps a driver so that every statement is checked ({@link checkParams}) and its errors classified. */
+/** What every call on closed stores gets (503, not worth retrying on them). */
+export function closedError(): FlowError {
+  return new FlowError("store-error", "store-postgres: these stores were closed; create new ones.", {
+    retryable: false,
+  });
+}
+
 export function checkedDriver(driver: PostgresDriver): PostgresDriver {
-  const { query } = checkedQueryable(driver);
+  const checked = checkedQueryable(driver);
+  // After close() nothing reaches the database, whether the pool was ours (ended) or the application's
+  // (still open: a closed store must not go on writing through it).
+  let closed = false;
   return {
-    query,
+    query(text, params) {
+      return closed ? Promise.reject(closedError()) : checked.query(text, params);
+    },
     async transaction(fn) {
+      if (closed) throw closedError();
       try {
         return await driver.transaction((tx) => fn(checkedQueryable(tx)));
       } catch (error) {
@@ -104,12 +117,16 @@ export function checkedDriver(driver: PostgresDriver): PostgresDriver {
       }
     },
     async listen(channel, onNotify, onLost) {
+      if (closed) throw closedError();
       try {
         return await driver.listen(channel, onNotify, onLost);
       } catch (error) {
         throw classify(error);
       }
     },
-    close: () => driver.close(),
+    close: () => {
+      closed = true;
+      return driver.close();
+    },
   };
 }

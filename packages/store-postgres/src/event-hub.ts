@@ -12,6 +12,7 @@
  * of an event the consumer also read from the log is possible; consumers deduplicate by seq.
  */
 import type { RequestEvent } from "@flowrt/core";
+import { closedError } from "./checked-driver.js";
 import type { PostgresDriver, PostgresListener } from "./driver.js";
 import { toEvent } from "./rows.js";
 import type { StoreSql } from "./sql.js";
@@ -48,7 +49,7 @@ export class EventHub {
   ) {}
 
   subscribe(requestId: string, listener: (event: RequestEvent) => void): () => void {
-    if (this.closed) return () => {};
+    if (this.closed) throw closedError();
     const sub: Subscriber = { listener, after: null, delivered: false, tick: ++this.tick, open: true };
     let set = this.subscribers.get(requestId);
     if (!set) {

@@ -39,8 +39,14 @@ export interface StateCellOptions {
   writable?: boolean;
   /** Called after every successful write, in write order. */
   onChange?: (change: StateChange) => void | Promise<void>;
-  /** How many lost races a write retries before giving up. @default 100 */
+  /**
+   * A write gives up (`write-conflict`) once it has lost this many races and has been retrying for
+   * {@link retryWindowMs}: many writers on one key (a busy counter, several hosts) take turns rather than fail.
+   * @default 100
+   */
   maxRetries?: number;
+  /** See {@link maxRetries}. @default 10_000 */
+  retryWindowMs?: number;
   /**
    * Collection instances: a write finding the value gone (deleted, here or by another request) is
    * refused with `instance-not-found` instead of re-creating it from defaults. @default false
@@ -182,6 +188,7 @@ export class StateCell {
     }
     if (!this.loaded) await this.load();
     const maxRetries = this.options.maxRetries ?? 100;
+    const giveUpAt = Date.now() + (this.options.retryWindowMs ?? 10_000);
     for (let attempt = 0; ; attempt++) {
       if (this.options.mustExist && this.current === undefined) {
         throw new FlowError(
@@ -209,7 +216,7 @@ export class StateCell {
         return;
       }
       this.adopt(result.current);
-      if (attempt >= maxRetries) {
+      if (attempt >= maxRetries && Date.now() >= giveUpAt) {
         throw new FlowError(
           "write-conflict",
           `Resource "${this.name}" ${method} lost its compare-and-swap race ${attempt + 1} times; try again.`,

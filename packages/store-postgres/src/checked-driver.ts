@@ -4,7 +4,8 @@ import type { PostgresDriver, Queryable } from "./driver.js";
 /** A lone surrogate: with the `u` flag a well-formed pair is one code point, so only a lone half is `Cs`. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
+/** What PostgreSQL text can hold as given: no lone surrogate (it would be stored changed), no U+0000 (refused). */
+const wellFormed = (text: string) => !text.includes("\u0000") && !LONE_SURROGATE.test(text);
 
 /**
  * PostgreSQL text is UTF-8: a JavaScript string holding a lone surrogate (`"alice\ud800"`) is sent as
@@ -25,7 +26,7 @@ function checkParams(params: readonly unknown[] | undefined): void {
 function illFormed(): FlowError {
   return new FlowError(
     "invalid-request",
-    "store-postgres: a text value is not well-formed Unicode (it holds a lone surrogate); PostgreSQL would store it changed.",
+    "store-postgres: a text value holds a lone surrogate or U+0000 (NUL); PostgreSQL text cannot store it as given.",
   );
 }
 
@@ -57,6 +58,14 @@ function classify(error: unknown): unknown {
   if (typeof code !== "string") {
     const message = error instanceof Error ? error.message : "";
     return CONNECTION_MESSAGES.some((m) => message.includes(m)) ? connectionFailed(error) : error;
+  }
+  // Character not in repertoire / untranslatable: text the database cannot hold, an input to fix.
+  if (code === "22021" || code === "22P05") {
+    return new FlowError(
+      "invalid-request",
+      "store-postgres: a text value holds characters PostgreSQL text cannot store (such as U+0000).",
+      { cause: error },
+    );
   }
   if (code === "54000") {
     return new FlowError(

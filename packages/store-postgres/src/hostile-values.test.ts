@@ -71,6 +71,27 @@ describe(`values PostgreSQL cannot take as JavaScript has them (${backend})`, ()
     });
   });
 
+  it("ids, titles, query values and content holding U+0000 are refused (invalid-request), never a raw server error", async () => {
+    const { sessions, requests, resources } = db.stores;
+    const at: ScopeAddress = { scope: "session", scopeId: "s", bucket: "shared" };
+    for (const attempt of [
+      () => requests.get("a\u0000b"),
+      () => requests.listActive({ userId: "a\u0000b" }),
+      () => sessions.list({ userId: "u\u0000" }),
+      () => sessions.create(sessionRecord({ id: "nul-title", title: "a\u0000" })),
+      () => resources.putContent(at, "notes/a", "x\u0000y"),
+    ]) {
+      const error = await rejection(attempt());
+      expect(hasErrorCode(error, "invalid-request")).toBe(true);
+      expect((error as Error).message).toContain("U+0000");
+    }
+    expect(await sessions.get("nul-title")).toBeNull();
+    expect(await resources.getContent(at, "notes/a")).toBeNull();
+    // In JSON values NUL is escaped text, stored and read back as given.
+    await resources.putState(at, "notes/j", { s: "a\u0000b" }, { type: "absent" });
+    expect((await resources.getState(at, "notes/j"))?.state).toEqual({ s: "a\u0000b" });
+  });
+
   it("a state that is not a JSON object (array, string, null) is refused, not stored as something else", async () => {
     const at: ScopeAddress = { scope: "session", scopeId: "s", bucket: "shared" };
     for (const bad of [[1], "s", null, 3]) {

@@ -2,6 +2,7 @@ import {
   defineExternalCollection,
   defineResource,
   defineResourceCollection,
+  FlowError,
   type FlowStores,
   SHARED_BUCKET,
 } from "@flowrt/core";
@@ -206,6 +207,20 @@ describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) =>
       topic: "files/broken",
     });
     expect(await api.readItemContent("files", "broken")).toEqual({ content: "fixed" });
+  });
+
+  it("a content the store refuses as input is the caller's invalid-request, and the item is taken back", async () => {
+    const { api } = open();
+    const refusal = new FlowError("invalid-request", "store: a text value holds U+0000 (NUL).");
+    const put = vi.spyOn(stores.resources, "putContent").mockRejectedValueOnce(refusal);
+    expect(await rejection(api.createItem("files", { topic: "nul", content: "a\u0000" }))).toBe(refusal);
+    put.mockRestore();
+    expect(await stored("files/nul")).toBeNull();
+    expect(await stores.resources.getContent(address, "files/nul")).toBeNull();
+    // Nothing is left in the way: the same topic can be created.
+    expect(await api.createItem("files", { topic: "nul", content: "fine" })).toMatchObject({
+      topic: "files/nul",
+    });
   });
 
   it("rule 9: with contentTemplate content is rendered from state and never read from the row", async () => {

@@ -3,6 +3,7 @@ import {
   clientPermissions,
   FlowError,
   hasClientConfig,
+  hasErrorCode,
   type JsonObject,
   type JsonValue,
   projectionOf,
@@ -330,6 +331,11 @@ class ClientResources implements ClientResourceApi, TemplateSource {
       try {
         await runtime.writeContentAt(path, content);
       } catch (error) {
+        // Content the store refuses as input (text it cannot hold) is the caller's 400, and the item just
+        // made is taken back so that nothing is left half-written; a failure of the store itself (or an
+        // item changed meanwhile) leaves it without content, as the specification's rule 8 says.
+        if (hasErrorCode(error, "invalid-request") && (await runtime.remove(path, true).catch(() => false)))
+          throw error;
         throw new FlowError(
           "content-write-failed",
           `Resource "${ref}": item "${path}" was created but its content could not be written; repair it with PATCH.`,

@@ -486,6 +486,15 @@ describe("tenant ownership", () => {
       expect((await rejection(host.getSession(session.id, t2))).code).toBe("forbidden");
       expect((await rejection(host.getRequest(request.id, t2))).code).toBe("forbidden");
       expect((await rejection(host.retryRequest(request.id, t2))).code).toBe("forbidden");
+      // Nor can it run an action in that session: the action route checks the owner as the others do.
+      const before = (await host.stores.requests.listByStatus(["queued", "running", "completed", "failed"]))
+        .length;
+      expect((await rejection(host.invoke("tenanted", "noop", t2, { sessionId: session.id }))).code).toBe(
+        "forbidden",
+      );
+      expect(
+        (await host.stores.requests.listByStatus(["queued", "running", "completed", "failed"])).length,
+      ).toBe(before);
     });
   });
 });

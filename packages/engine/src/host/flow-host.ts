@@ -454,7 +454,6 @@ export class FlowHost {
       // A child is its parent owner's: the user and org (binding mismatches), then the tenant (403 forbidden,
       // as the parent's addressed routes answer).
       this.sessions.assertBinding(parent, principal);
-      this.sessions.assertOwner(parent, principal);
     }
     // The block's inputSchema runs now, as for a webhook before dispatch: an invalid input is a 400
     // `invalid-input` naming the field, with nothing stored (no session, no request). The run gets the

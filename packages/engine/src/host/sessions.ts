@@ -111,12 +111,17 @@ export class SessionService {
     }
   }
 
-  /** Structural integrity at context creation: a session's user, then its org, never change. */
+  /**
+   * Structural integrity at context creation: a session's user, then its org, never change; then the owner
+   * check of the addressed routes (a session bound to a tenant is another tenant's `forbidden`), so an action
+   * or a webhook delivery reaches no session its principal could not read.
+   */
   assertBinding(session: SessionRecord, principal: Principal): void {
     if (session.userId !== principal.userId) {
       throw new UserBindingMismatchError(session.id, session.userId, principal.userId);
     }
     this.assertOrgBinding(session, principal);
+    this.assertOwner(session, principal);
   }
 
   /**

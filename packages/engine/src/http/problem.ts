@@ -1,4 +1,4 @@
-import { type ErrorCode, isFlowError, isPrincipalResolutionError } from "@flowrt/core";
+import { ERROR_CODES, type ErrorCode, isFlowError, isPrincipalResolutionError } from "@flowrt/core";
 
 /**
  * The one place where error codes become HTTP statuses. Everything else in flowrt (stores, verifiers,
@@ -93,9 +93,19 @@ export function statusForError(error: unknown): number {
 export function problemFor(error: unknown): ProblemDetails {
   const status = statusForError(error);
   if (!isFlowError(error) || status >= 500) {
+    // A server-side failure's own message may name what the client must not see (a store's file path, a
+    // database's words): the detail is the catalogue's text for its code; the message goes to the log.
     const code = isFlowError(error) ? error.code : "internal-error";
-    const detail = isFlowError(error) && status !== 500 ? error.message : "An unexpected error occurred.";
-    return { type: "about:blank", title: TITLES[status] ?? "Error", status, code, detail };
+    const detail = (ERROR_CODES as Record<string, string>)[code] ?? ERROR_CODES["internal-error"];
+    const problem: ProblemDetails = {
+      type: "about:blank",
+      title: TITLES[status] ?? "Error",
+      status,
+      code,
+      detail,
+    };
+    if (isFlowError(error) && error.retryable) problem.retryable = true;
+    return problem;
   }
   const problem: ProblemDetails = {
     type: "about:blank",

@@ -182,6 +182,48 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
     expect(await stores.resources.count(address, "e/")).toBe(2);
   });
 
+  it("a handle kept past a delete cannot write content, so a later create of the key starts without a body", async () => {
+    const { h, events } = await open({ notes });
+    const stale = await h.notes.create("d");
+    await h.notes.delete("d");
+    events.length = 0;
+    expect((await rejection(stale.writeContent("ghost body"))).code).toBe("instance-not-found");
+    expect(await stores.resources.getContent(address, "notes/d")).toBeNull();
+    expect(events).toEqual([]);
+    const again = await h.notes.create("d");
+    expect(await again.readContentRaw()).toBeNull();
+  });
+
+  it("maxInstances with eviction lru counts content reads and writes as accesses", async () => {
+    const capped = defineResourceCollection({
+      pattern: "c/*",
+      scope: "session",
+      stateSchema: schema,
+      maxInstances: 2,
+      eviction: "lru",
+    });
+    const { h } = await open({ capped });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(1000);
+      const a = await h.capped.create("a");
+      vi.setSystemTime(2000);
+      await h.capped.create("b");
+      vi.setSystemTime(3000);
+      await a.readContent(); // a is now the more recently used
+      vi.setSystemTime(4000);
+      await h.capped.create("c");
+      expect((await h.capped.list()).map((i: any) => i.path)).toEqual(["c/a", "c/c"]);
+      vi.setSystemTime(5000);
+      await a.writeContent("body"); // c is now the least recently used
+      vi.setSystemTime(6000);
+      await h.capped.create("d");
+      expect((await h.capped.list()).map((i: any) => i.path)).toEqual(["c/a", "c/d"]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("maxInstances with eviction oldest evicts the first created, announcing the delete", async () => {
     const capped = defineResourceCollection({
       pattern: "c/*",

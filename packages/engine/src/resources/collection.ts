@@ -474,16 +474,32 @@ export class CollectionRuntime implements ContentOwner {
   // -------------------------------------------------------------------------------------------
   // Content
 
-  readContent(instance: ResourceInstance): Promise<string | null> {
+  // A block's content reads and writes are accesses too: an `lru` collection records them.
+
+  async readContent(instance: ResourceInstance): Promise<string | null> {
+    await this.accessed(instance.path);
     return renderContent(this.source, this.def, this.accessor, instance);
   }
 
-  readContentRaw(instance: ResourceInstance): Promise<string | null> {
+  async readContentRaw(instance: ResourceInstance): Promise<string | null> {
+    await this.accessed(instance.path);
     return this.store.getContent(this.address, instance.path);
   }
 
-  writeContent(instance: ResourceInstance, content: string): Promise<void> {
+  /**
+   * A block's content write through its handle: only while the instance is live. A handle kept past a delete
+   * (here or by another request) is refused with `instance-not-found`, as its state writes are, instead of
+   * leaving a body that a later create of the key would inherit.
+   */
+  async writeContent(instance: ResourceInstance, content: string): Promise<void> {
+    assertContent(instance.path, content);
+    if ((await this.store.getState(this.address, instance.path)) === null) throw this.missing(instance.path);
+    await this.accessed(instance.path);
     return this.writeContentAt(instance.path, content);
+  }
+
+  private async accessed(path: string): Promise<void> {
+    if (this.def.eviction === "lru") await this.store.touch(this.address, path);
   }
 
   /** Writes the content of the instance at `path` (which must be live) and announces it. */

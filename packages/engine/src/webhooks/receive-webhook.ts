@@ -1,6 +1,7 @@
 import {
   FlowError,
   hasErrorCode,
+  isFlowError,
   type JsonObject,
   type Principal,
   type RequestRecord,
@@ -14,6 +15,7 @@ import { describeError } from "../host/logger.js";
 import type { RegisteredFlow } from "../host/registry.js";
 import { actionLabel, type NewRequest } from "../host/request-runner.js";
 import type { Caller } from "../host/types.js";
+import { statusForError } from "../http/problem.js";
 import { decodeUtf8 } from "../http/utf8.js";
 
 export type WebhookOutcome =
@@ -129,19 +131,37 @@ export async function receiveWebhook(
   }
 
   const principal = await webhookPrincipal(host, flow, caller, binding);
-  const session = await ensureSession(host, flow, binding, event, principal);
-
   // One literal per case: a member added afterwards would move the object's members out of line.
   const webhook: JsonObject =
     deliveryId === undefined ? { provider, eventType } : { provider, eventType, deliveryId };
-  const request: NewRequest = {
+  const requestIn = (session: SessionRecord): NewRequest => ({
     flow,
     session,
     principal,
     target: { type: "webhook", binding },
     input: null,
     metadata: { origin: "webhook", webhook },
-  };
+  });
+
+  let session: SessionRecord;
+  try {
+    session = await ensureSession(host, flow, binding, event, principal);
+  } catch (error) {
+    // The named session cannot take this delivery: it is bound to another principal (taken by a client that
+    // chose that id, say) or another flow instance, or the id is not a session id. A provider retrying would
+    // meet the same refusal, so the delivery is a failed request (202) in a session of its own, as a failing
+    // input is. A throwing `sessionId` function or a store failure stays an error the provider retries.
+    if (!isFlowError(error) || statusForError(error) >= 500) throw error;
+    host.logger.warn("webhook delivery refused by its session; recorded as a failed request", {
+      provider,
+      eventType,
+      error: describeError(error),
+    });
+    const own = await host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
+    const failed = await host.requests.persistFailed(requestIn(own), error);
+    return { status: 202, body: { requestId: failed.id } };
+  }
+  const request = requestIn(session);
   let input: unknown;
   try {
     input = binding.input ? await binding.input(event) : payload;

@@ -112,12 +112,16 @@ describe("provider extractors and binding functions that misbehave", () => {
     expectNothingDispatched(host);
   });
 
-  it("a sessionId that is not a valid session id is 400 invalid-request, nothing dispatched", async () => {
+  it("a sessionId that is not a valid session id makes a failed request (202, invalid-request); nothing runs", async () => {
     const host = await start({});
     const response = await post(host, "order.badSession");
-    expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: "invalid-request", field: "sessionId" });
-    expectNothingDispatched(host);
+    expect(response.status).toBe(202);
+    const { record, events } = await settle(host.host, (response.body as { requestId: string }).requestId);
+    expect(record).toMatchObject({ status: "failed", error: { code: "invalid-request" } });
+    expect(events.map((e) => e.type)).toEqual(["request.failed"]);
+    expect(host.writes.sessions).toHaveLength(1);
+    expect(host.writes.sessions[0]).toMatchObject({ id: record.sessionId, metadata: { ephemeral: true } });
+    expect(warnings).toEqual([expect.stringContaining("refused by its session")]);
   });
 
   it("a sessionId function that throws is a 500 with nothing dispatched (no session to record a failure on)", async () => {

@@ -79,15 +79,32 @@ describe("sessions of webhook runs", () => {
     expect(again).toMatchObject({ sessionId: "customer-cus_9", userId: "acct_a", status: "completed" });
   });
 
-  it("a later delivery resolving to another principal is refused (403) and dispatches nothing", async () => {
+  it("a later delivery resolving to another principal is a failed request (202) in a session of its own; nothing runs", async () => {
     await run("crm", customerInvoice("in_1", "cus_9", "acct_a"));
     const before = counts();
     const response = await post("crm", customerInvoice("in_2", "cus_9", "acct_b"));
-    expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({ code: "user-binding-mismatch" });
-    expect(counts()).toEqual(before);
+    expect(response.status).toBe(202);
+    const { record, events } = await settle(t.host, (response.body as { requestId: string }).requestId);
+    expect(record).toMatchObject({
+      status: "failed",
+      userId: "acct_b",
+      error: { code: "user-binding-mismatch" },
+    });
+    expect(record.metadata).toMatchObject({ origin: "webhook", webhook: { provider: "stripe" } });
+    expect(events.map((e) => e.type)).toEqual(["request.failed"]);
+    // The named session is untouched; the failure has an ephemeral session of the delivery's principal.
     expect(await t.host.stores.sessions.get("customer-cus_9")).toMatchObject({ userId: "acct_a" });
-    expect(await t.allRequests()).toHaveLength(1);
+    expect(record.sessionId).not.toBe("customer-cus_9");
+    expect(await t.host.stores.sessions.get(record.sessionId)).toMatchObject({
+      userId: "acct_b",
+      metadata: { ephemeral: true },
+    });
+    expect(counts()).toEqual({
+      sessions: before.sessions + 1,
+      requests: before.requests + 1,
+      events: before.events + 1,
+    });
+    expect(await t.allRequests()).toHaveLength(2);
   });
 
   it("a delivery the flow's resolver cannot attribute is 401 and writes nothing", async () => {
@@ -160,12 +177,21 @@ describe("sessions of webhook runs", () => {
     }
   });
 
-  it("a named session owned by another flow is 409 wrong-instance-session and dispatches nothing", async () => {
+  it("a named session owned by another flow makes a failed request (wrong-instance-session, 202); nothing runs there", async () => {
     await run("crm", customerInvoice("in_1", "cus_9", "acct_a"));
     const before = counts();
     const response = await post("billing", customerInvoice("in_2", "cus_9"));
-    expect(response.status).toBe(409);
-    expect(response.body).toMatchObject({ code: "wrong-instance-session" });
-    expect(counts()).toEqual(before);
+    expect(response.status).toBe(202);
+    const { record } = await settle(t.host, (response.body as { requestId: string }).requestId);
+    expect(record).toMatchObject({
+      status: "failed",
+      flowId: "billing",
+      error: { code: "wrong-instance-session" },
+    });
+    expect(counts()).toEqual({
+      sessions: before.sessions + 1,
+      requests: before.requests + 1,
+      events: before.events + 1,
+    });
   });
 });

@@ -131,8 +131,11 @@ export interface WebhookBindingConfig<TCtx = AnyBlockContext> extends ExecutionP
   input?: (event: WebhookInboundEvent) => unknown;
   /** Validates what `input` returns. @default the block's inputSchema */
   inputSchema?: AnySchema;
-  /** Picks the session (found or created). @default a fresh ephemeral session per delivery */
-  sessionId?: (event: WebhookInboundEvent) => MaybePromise<string>;
+  /**
+   * Picks the session (found or created); `null` or `undefined` for a fresh ephemeral session, as without it.
+   * @default a fresh ephemeral session per delivery
+   */
+  sessionId?: (event: WebhookInboundEvent) => MaybePromise<string | null | undefined>;
   /** Synchronous filter; a falsy result ignores the delivery (still 202). @default every delivery */
   when?: (event: WebhookInboundEvent) => unknown;
 }

@@ -229,7 +229,7 @@ async function ensureSession(
   principal: { userId: string; orgId?: string; tenantId?: string },
 ): Promise<SessionRecord> {
   const sessionId = binding.sessionId ? await binding.sessionId(event) : undefined;
-  if (sessionId === undefined) {
+  if (sessionId === undefined || sessionId === null) {
     return host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
   }
   let session = await host.stores.sessions.get(sessionId);

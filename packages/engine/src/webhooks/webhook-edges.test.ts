@@ -18,6 +18,7 @@ const edges = defineFlow({
       on: {
         "order.paid": { block: echo, input: (event) => ({ deliveryId: event.deliveryId ?? null }) },
         "order.badSession": { block: echo, sessionId: () => "not a valid id!" },
+        "order.noSession": { block: echo, sessionId: () => null },
         "order.sessionThrows": {
           block: echo,
           sessionId: async () => {
@@ -122,6 +123,17 @@ describe("provider extractors and binding functions that misbehave", () => {
     expect(host.writes.sessions).toHaveLength(1);
     expect(host.writes.sessions[0]).toMatchObject({ id: record.sessionId, metadata: { ephemeral: true } });
     expect(warnings).toEqual([expect.stringContaining("refused by its session")]);
+  });
+
+  it("a sessionId function that answers null (or undefined) runs the delivery in a fresh ephemeral session", async () => {
+    const host = await start({});
+    const response = await post(host, "order.noSession");
+    expect(response.status).toBe(202);
+    const { record } = await settle(host.host, (response.body as { requestId: string }).requestId);
+    expect(record.status).toBe("completed");
+    expect(host.writes.sessions).toEqual([
+      expect.objectContaining({ id: record.sessionId, metadata: { ephemeral: true } }),
+    ]);
   });
 
   it("a sessionId function that throws is a 500 with nothing dispatched (no session to record a failure on)", async () => {

@@ -8,7 +8,7 @@ import type { AnyBlock, ResourceMap } from "../blocks/block-definition.js";
 import type { AnyResourceDefinition } from "../blocks/resource-ref.js";
 import { collectBlockResources } from "../blocks/walk-blocks.js";
 import { DefinitionError } from "../errors.js";
-import { singleResourcePath } from "../resources/identity.js";
+import { type BucketFlags, inFlowBucket, singleResourcePath } from "../resources/identity.js";
 import { keysWithin, overlappingKey, storedKeySegments } from "../resources/key-overlap.js";
 import type { PatternSegment } from "../resources/pattern.js";
 
@@ -79,14 +79,10 @@ export function checkAccessorCollisions(flowKind: string, declarations: readonly
 }
 
 /** What decides where the runtime stores a flow's user- and org-scope resources. */
-export interface BucketFlags {
-  isolateUserState: boolean;
-  isolateOrgState: boolean;
-}
 
 /**
- * The storage a declaration's keys live in, within one flow and one session (mirrors the engine's
- * `resourceAddress`). Session scope is one space: a `sharedToLineage` resource resolves to the lineage's
+ * The storage a declaration's keys live in, within one flow and one session (the engine's `resourceAddress`
+ * uses the same {@link inFlowBucket} rule). Session scope is one space: a `sharedToLineage` resource resolves to the lineage's
  * root session, which in the root session itself is the session, so it shares storage with the plain
  * session resources there. User and org scope: the flow's own bucket when the resource sets
  * `flowIsolation` or the flow isolates that scope, else the bucket shared by every flow.
@@ -94,8 +90,7 @@ export interface BucketFlags {
 function storageOf(def: AnyResourceDefinition, flags: BucketFlags): string {
   if (def.scope === "session") return "session";
   const flowIsolation = "flowIsolation" in def && def.flowIsolation === true;
-  const isolated = flowIsolation || (def.scope === "user" ? flags.isolateUserState : flags.isolateOrgState);
-  return `${def.scope}:${isolated ? "flow" : "shared"}`;
+  return `${def.scope}:${inFlowBucket(def.scope, flowIsolation, flags) ? "flow" : "shared"}`;
 }
 
 /**

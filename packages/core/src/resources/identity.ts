@@ -52,3 +52,20 @@ export function resolveScopeId(def: AnyResourceDefinition, binding: ScopeBinding
       return binding.orgId;
   }
 }
+
+/** A flow's choices of where its user and org data live (`defineFlow`'s `isolateUserState` / `isolateOrgState`). */
+export interface BucketFlags {
+  isolateUserState: boolean;
+  isolateOrgState: boolean;
+}
+
+/**
+ * Whether data of `scope` lives in the flow's own bucket rather than the one every flow shares: user and org
+ * scope do when the resource sets `flowIsolation` or the flow isolates that scope; session scope never does.
+ * The one rule for the engine's addresses and the definition-time overlap check.
+ */
+export function inFlowBucket(scope: ScopeKind, flowIsolation: boolean, flags: BucketFlags): boolean {
+  if (scope === "user") return flowIsolation || flags.isolateUserState;
+  if (scope === "org") return flowIsolation || flags.isolateOrgState;
+  return false;
+}

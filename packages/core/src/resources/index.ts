@@ -29,6 +29,8 @@ export {
   isSingleResourceDefinition,
 } from "./guards.js";
 export {
+  type BucketFlags,
+  inFlowBucket,
   parseResourceUri,
   resolveScopeId,
   resourceIdentity,

@@ -1,6 +1,7 @@
 import {
   type AnyResourceDefinition,
   FlowError,
+  inFlowBucket,
   resolveScopeId,
   type ScopeAddress,
   type ScopeKind,
@@ -16,11 +17,9 @@ function noOrg(ctx: ResourceRuntimeContext, what: string): FlowError {
   );
 }
 
-/** Whether user/org data of this flow (or of this resource) lives in the flow's own bucket. */
+/** Whether user/org data of this flow (or of this resource) lives in the flow's own bucket (core's one rule). */
 function isolated(ctx: ResourceRuntimeContext, scope: ScopeKind, flowIsolation: boolean): boolean {
-  if (scope === "user") return flowIsolation || ctx.flow.isolateUserState;
-  if (scope === "org") return flowIsolation || ctx.flow.isolateOrgState;
-  return false;
+  return inFlowBucket(scope, flowIsolation, ctx.flow);
 }
 
 /**

@@ -134,14 +134,6 @@ export async function receiveWebhook(
   // One literal per case: a member added afterwards would move the object's members out of line.
   const webhook: JsonObject =
     deliveryId === undefined ? { provider, eventType } : { provider, eventType, deliveryId };
-  const requestIn = (session: SessionRecord): NewRequest => ({
-    flow,
-    session,
-    principal,
-    target: { type: "webhook", binding },
-    input: null,
-    metadata: { origin: "webhook", webhook },
-  });
 
   let session: SessionRecord;
   try {
@@ -158,10 +150,13 @@ export async function receiveWebhook(
       error: describeError(error),
     });
     const own = await host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
-    const failed = await host.requests.persistFailed(requestIn(own), error);
+    const failed = await host.requests.persistFailed(
+      webhookRequest(flow, own, principal, binding, webhook),
+      error,
+    );
     return { status: 202, body: { requestId: failed.id } };
   }
-  const request = requestIn(session);
+  const request = webhookRequest(flow, session, principal, binding, webhook);
   let input: unknown;
   try {
     input = binding.input ? await binding.input(event) : payload;
@@ -204,6 +199,24 @@ export async function receiveWebhook(
     return { status: 202, body: { requestId: failed.id } };
   }
   return { status: 202, body: { requestId: record.id } };
+}
+
+/** The request a delivery makes, before its input is set. */
+function webhookRequest(
+  flow: RegisteredFlow,
+  session: SessionRecord,
+  principal: Principal,
+  binding: WebhookBinding,
+  webhook: JsonObject,
+): NewRequest {
+  return {
+    flow,
+    session,
+    principal,
+    target: { type: "webhook", binding },
+    input: null,
+    metadata: { origin: "webhook", webhook },
+  };
 }
 
 /** The delivery's principal: the caller resolved as a webhook (see {@link FlowHost.principalFor}). */

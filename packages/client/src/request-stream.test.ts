@@ -164,6 +164,59 @@ describe("resuming a request stream", () => {
     expect(streamRequests(s).map(afterOf)).toEqual([0, 1]);
   });
 
+  it("reopens a connection whose answer does not come within idleTimeoutMs (no headers at all)", async () => {
+    const s = await streamServer(eventLog("r1", 2), (n, rest, res) => {
+      if (n === 0) return; // accepts the request and never answers
+      startEventStream(res);
+      for (const event of rest) res.write(formatEvent(event));
+      res.end();
+    });
+    const started = Date.now();
+    const events = await collect(
+      createFlowClient({ baseUrl: s.baseUrl }).events("r1", { ...fast, idleTimeoutMs: 60 }),
+    );
+    expect(events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(streamRequests(s)).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("gives up on a server that never answers after maxRetries silent openings", async () => {
+    const s = await streamServer([], () => {});
+    const error = (await collect(
+      createFlowClient({ baseUrl: s.baseUrl }).events("r1", { ...fast, idleTimeoutMs: 30, maxRetries: 2 }),
+    ).catch((e: unknown) => e)) as FlowClientError;
+    expect(error.code).toBe("network-error");
+    expect(String((error.cause as Error)?.message ?? error.message)).toMatch(/sent nothing for 30 ms/);
+    expect(streamRequests(s)).toHaveLength(3);
+  });
+
+  it("stops at once when the signal aborts while events of one chunk are still to be delivered", async () => {
+    const s = await streamServer(eventLog("r1", 6), (_n, rest, res) => {
+      startEventStream(res);
+      res.end(rest.map(formatEvent).join("")); // all six in one chunk
+    });
+    const client = createFlowClient({ baseUrl: s.baseUrl });
+    const stop = new AbortController();
+    const seen: number[] = [];
+    const outcome = await client.subscribe("r1", {
+      ...fast,
+      signal: stop.signal,
+      onEvent: (event) => {
+        seen.push(event.seq);
+        if (event.seq === 2) stop.abort();
+      },
+    });
+    expect(outcome).toBeUndefined();
+    expect(seen).toEqual([1, 2]);
+    const looped: number[] = [];
+    const again = new AbortController();
+    for await (const event of client.events("r1", { ...fast, signal: again.signal })) {
+      looped.push(event.seq);
+      if (event.seq === 3) again.abort();
+    }
+    expect(looped).toEqual([1, 2, 3]);
+  });
+
   it("does not count a slow consumer as server silence", async () => {
     const s = await streamServer(eventLog("r1", 3), async (_n, rest, res) => {
       startEventStream(res);

@@ -126,6 +126,11 @@ export async function* streamRequestEvents(
       let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
       let idleTimer: ReturnType<typeof setTimeout> | undefined;
       let idle = false;
+      // This connection's own switch: the caller's stop closes it, and so does silence past `idleTimeoutMs`
+      // while it opens (a dead keep-alive socket, a server that accepts and never answers).
+      const attempt = new AbortController();
+      const closeAttempt = () => attempt.abort(controller.signal.reason);
+      controller.signal.addEventListener("abort", closeAttempt, { once: true });
       try {
         if (!response) {
           if (requestId === undefined) {
@@ -135,10 +140,17 @@ export async function* streamRequestEvents(
           }
           const headers: HeaderMap = { ...options.headers };
           if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+          if (idleTimeoutMs > 0) {
+            idleTimer = setTimeout(() => {
+              idle = true;
+              attempt.abort();
+            }, idleTimeoutMs);
+          }
           response = await transport.send("GET", route`/requests/${requestId}/stream`, {
             accept: "text/event-stream",
-            call: { signal: controller.signal, headers },
+            call: { signal: attempt.signal, headers },
           });
+          clearTimeout(idleTimer);
         }
         if (!response.ok) {
           const error = await errorFromResponse(response);
@@ -185,6 +197,8 @@ export async function* streamRequestEvents(
               source.observe?.(event);
               failures = 0;
               yield event;
+              // Stopped while the consumer handled it: the events already received are not delivered.
+              if (controller.signal.aborted) return undefined;
               if (isTerminalEvent(event)) return event;
             }
           }
@@ -197,9 +211,11 @@ export async function* streamRequestEvents(
         }
       } catch (error) {
         if (controller.signal.aborted) return undefined;
-        if (isFlowClientError(error) && error.code !== "network-error") throw error;
-        failure = error;
+        if (idle) failure = new Error(`The event stream sent nothing for ${idleTimeoutMs} ms.`);
+        else if (isFlowClientError(error) && error.code !== "network-error") throw error;
+        else failure = error;
       } finally {
+        controller.signal.removeEventListener("abort", closeAttempt);
         clearTimeout(idleTimer);
         response = undefined;
         await reader?.cancel().catch(() => {});

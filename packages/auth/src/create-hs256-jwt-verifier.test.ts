@@ -69,6 +69,36 @@ describe("createHs256JwtVerifier", () => {
     expect(await verify(`${header}.${payload}.`)).toBeNull();
   });
 
+  it("accepts only the canonical spelling of a token: padding, whitespace and the +/ alphabet are refused", async () => {
+    const good = await token();
+    const [head, body, signature] = good.split(".") as [string, string, string];
+    expect(await verify(good)).not.toBeNull();
+    const variants = [
+      `${good}=`,
+      `${good}\n`,
+      `${good} `,
+      ` ${good}`,
+      `${head}.${body}.${signature.slice(0, 10)} ${signature.slice(10)}`,
+      `${head}.${body}.${signature.replaceAll("-", "+").replaceAll("_", "/")}`,
+      `${head}=.${body}.${signature}`,
+      `${head}.${body}`,
+      `${head}.${body}.${signature}.x`,
+    ].filter((variant) => variant !== good);
+    for (const variant of variants) expect(await verify(variant), JSON.stringify(variant)).toBeNull();
+  });
+
+  it("answers null, never rejects, when the injected clock fails", async () => {
+    const broken = createHs256JwtVerifier({
+      secret: SECRET,
+      now: () => {
+        throw new Error("clock unavailable");
+      },
+    });
+    await expect(broken(await token())).resolves.toBeNull();
+    const bigint = createHs256JwtVerifier({ secret: SECRET, now: (() => 1n) as unknown as () => number });
+    await expect(bigint(await token())).resolves.toBeNull();
+  });
+
   it("rejects a token signed with another secret", async () => {
     expect(await verify(await token({ key: new TextEncoder().encode("x".repeat(40)) }))).toBeNull();
   });

@@ -36,6 +36,9 @@ function toKey(secret: unknown): Uint8Array {
   return key;
 }
 
+/** Three dot-separated parts of unpadded base64url, nothing else. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
 /**
  * Builds an HS256 JWT verifier on `jose`, for use inside a principal resolver. Only HS256 is accepted: `none`
  * and every other algorithm, a bad signature, an expired token, a token not yet valid beyond the skew, a wrong
@@ -77,8 +80,15 @@ export function createHs256JwtVerifier(options: Hs256JwtVerifierOptions): Hs256J
   };
 
   return async (token) => {
-    if (typeof token !== "string" || token.length === 0) return null;
-    const currentDate = new Date(now());
+    // A compact JWS in canonical base64url only: jose's decoder would also take padding, whitespace and the
+    // `+/` alphabet, so one signature would have many accepted spellings (defeating a denylist keyed on the token).
+    if (typeof token !== "string" || !COMPACT_JWS.test(token)) return null;
+    let currentDate: Date;
+    try {
+      currentDate = new Date(now());
+    } catch {
+      return null; // an injected clock that fails verifies nothing, and never throws
+    }
     if (Number.isNaN(currentDate.getTime())) return null;
     for (const key of keys) {
       try {

@@ -4,6 +4,8 @@ import { randomText, seededRandom } from "./testing/seeded-random.js";
 
 /** The rule as first written (split, trim, slice); the single-pass parser must agree with it on every input. */
 function reference(value: string): { timestamp: string; signatures: string[] } | undefined {
+  // ", " is how a header sent twice arrives joined (Node, Headers): refused, never merged.
+  if (value.includes(", ")) return undefined;
   let timestamp: string | undefined;
   const signatures: string[] = [];
   for (const rawItem of value.split(",")) {
@@ -39,12 +41,18 @@ describe("parseAlphaSignatureHeader", () => {
   });
 
   it("ignores whitespace around items, Unicode whitespace included, but not inside them", () => {
-    expect(parse(" t=123 ,\tv1=aa\u00a0, \u3000v1=bb\ufeff")).toEqual({
+    expect(parse(" t=123 ,\tv1=aa\u00a0,\u3000v1=bb\ufeff")).toEqual({
       timestamp: "123",
       signatures: ["aa", "bb"],
     });
     expect(parse("t =123,v1=aa")).toBeUndefined(); // "t " is another key, so there is no t
     expect(parse("t= 123,v1=aa")).toEqual({ timestamp: " 123", signatures: ["aa"] });
+  });
+
+  it('refuses a header joined from two (Node and Headers join repeated values with ", ")', () => {
+    expect(parse("t=1,v1=aa, v1=deadbeef")).toBeUndefined();
+    expect(parse("t=1,v1=aa, t=2,v1=bb")).toBeUndefined();
+    expect(parse("t=1,v1=aa,v1=bb")).toEqual({ timestamp: "1", signatures: ["aa", "bb"] });
   });
 
   it.each([
@@ -82,6 +90,6 @@ describe("parseAlphaSignatureHeader", () => {
       expect(parse(value), JSON.stringify(value)).toEqual(expected);
     }
     // The generated headers exercise both outcomes, not only garbled ones.
-    expect(wellFormed).toBeGreaterThan(250);
+    expect(wellFormed).toBeGreaterThan(200);
   });
 });

@@ -19,11 +19,14 @@ const mayBeSpace = (code: number) => code <= 0x20 || code >= 0xa0;
  * Parses `t=<timestamp>,v1=<signature>[,v1=<signature>...]`. Several `v1` entries are allowed (a provider
  * rolling its secret signs with both); other keys such as Stripe's test-mode `v0` are ignored. Items are
  * separated by commas and whitespace around an item is ignored. An item without `=` (or with nothing before
- * it), a repeated or missing `t`, or no `v1` makes the header garbled: the result is `undefined`.
+ * it), a repeated or missing `t`, or no `v1` makes the header garbled: the result is `undefined`. So does a
+ * comma followed by a space: that is how Node and a `Headers` object join a header sent twice (the provider
+ * never writes one), and a repeated header is refused, not merged.
  *
  * Runs on every delivery, so it walks the text by index and slices out only the timestamp.
  */
 export function parseAlphaSignatureHeader(value: string, scheme = "v1"): AlphaSignatureHeader | undefined {
+  if (value.includes(", ")) return undefined;
   let timestamp: string | undefined;
   let signatureStart = -1;
   let signatureEnd = -1;

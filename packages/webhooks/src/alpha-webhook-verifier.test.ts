@@ -125,6 +125,12 @@ describe("alphaWebhookVerifier", () => {
     repeated.append("stripe-signature", stripeHeader());
     repeated.append("stripe-signature", stripeHeader());
     expect(verify(BODY, repeated)).toBe(false);
+    // A valid header followed by a forged one, joined as Node's http server and Headers join them.
+    const joined = new Headers();
+    joined.append("stripe-signature", stripeHeader());
+    joined.append("stripe-signature", "v1=deadbeef");
+    expect(verify(BODY, joined)).toBe(false);
+    expect(verify(BODY, { "stripe-signature": `${stripeHeader()}, v1=deadbeef` })).toBe(false);
   });
 
   it.each([

@@ -42,6 +42,17 @@ describe("createSecretSource", () => {
     expect(calls).toBe(2);
   });
 
+  it("treats a getter result whose then accessor throws as a failure: false, never a throw", () => {
+    // biome-ignore lint/suspicious/noThenProperty: a hostile thenable is what this test is about.
+    const hostile = Object.defineProperty({}, "then", {
+      get() {
+        throw new Error("hostile thenable");
+      },
+    });
+    const source = createSecretSource(() => hostile, "test");
+    expect(has(source, "k")).toBe(false);
+  });
+
   it.each([[""], [[]], [[""]], [null], [42]])(
     "treats a getter result of %j as a failure and retries",
     (bad) => {

@@ -58,12 +58,15 @@ class LazySecretSource implements SecretSource {
     }
     if (this.pending !== undefined) return this.after(this.pending, check, rawBody, headers);
     let result: unknown;
+    let thenable: boolean;
     try {
       result = this.getter();
+      // Inside the try: reading `then` of what the getter gave runs its code too (an accessor may throw).
+      thenable = isThenable(result);
     } catch {
       return this.answer(false);
     }
-    if (!isThenable(result)) {
+    if (!thenable) {
       const resolved = toKeys(result);
       if (resolved === undefined) return this.answer(false);
       this.keys = resolved;

@@ -119,7 +119,7 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 15_000 }, () => {
     const sessionId = await sessionShown();
     sessions.push(sessionId);
     expect(await page.evaluate(() => localStorage.getItem("sessionId"))).toBe(sessionId);
-    expect(await text("profile")).toBe("(no name): 1 notes in all sessions");
+    expect(await text("profile")).toBe("(no name): 1 notes added in all sessions");
     // The note is in the session the page shows, and it is ada's.
     expect(await serverTitles("ada", sessionId)).toEqual(["First thought"]);
     expect((await api("ada", `/sessions/${sessionId}`)).body.session).toMatchObject({ userId: "ada" });
@@ -155,7 +155,7 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 15_000 }, () => {
   test("renaming updates the profile line", async () => {
     await page.fill("#name", "Ada Lovelace");
     await page.click("#rename");
-    await poll(() => text("profile")).toMatch(/^Ada Lovelace: \d+ notes in all sessions$/);
+    await poll(() => text("profile")).toMatch(/^Ada Lovelace: \d+ notes added in all sessions$/);
     const state = await api("ada", `/sessions/${sessions[1]}/state`);
     expect(state.body.resources.user.profile.clientData.displayName).toBe("Ada Lovelace");
   });
@@ -174,7 +174,7 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 15_000 }, () => {
     await page.reload();
     await poll(sessionShown).toBe(sessions[1]);
     await poll(sortedNoteTexts).toEqual(["Second delete", "📌 Pinned one delete"]);
-    await poll(() => text("profile")).toMatch(/^Ada Lovelace: \d+ notes in all sessions$/);
+    await poll(() => text("profile")).toMatch(/^Ada Lovelace: \d+ notes added in all sessions$/);
     expect(await page.inputValue("#user")).toBe("ada");
   });
 
@@ -193,7 +193,7 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 15_000 }, () => {
     const bobSession = await sessionShown();
     expect(bobSession).not.toBe(sessions[1]);
     expect((await api("bob", `/sessions/${bobSession}`)).body.session).toMatchObject({ userId: "bob" });
-    await poll(() => text("profile")).toBe("(no name): 1 notes in all sessions");
+    await poll(() => text("profile")).toBe("(no name): 1 notes added in all sessions");
     expect(await serverTitles("ada", sessions[1]!)).toEqual(["Pinned one", "Second"]);
     expect((await api("bob", `/sessions/${sessions[1]}/resources/notes`)).status).toBe(403);
 
@@ -214,5 +214,72 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 15_000 }, () => {
     expect(await page.evaluate(() => localStorage.getItem("sessionId"))).toBeNull();
     expect(await sessionShown()).toBe("");
     expect((await server.host.stores.sessions.list({})).total).toBe(sessionsBefore);
+  });
+
+  test("a failure that is not 'gone or not yours' keeps the session; every failure is shown, none uncaught", async () => {
+    await page.fill("#user", "carol");
+    await page.locator("#user").dispatchEvent("change");
+    await addNote("C1");
+    await poll(noteTexts).toEqual(["C1 delete"]);
+    const sessionId = await sessionShown();
+
+    // The server answers 503 once while the page loads: the session is kept and the page says to reload.
+    await page.route(
+      `**/sessions/${sessionId}/state`,
+      (route) =>
+        route.fulfill({
+          status: 503,
+          contentType: "application/problem+json",
+          body: '{"detail":"restarting"}',
+        }),
+      { times: 1 },
+    );
+    await page.reload();
+    expect(await nextDialog()).toBe("Error: restarting; reload to try again.");
+    expect(await page.evaluate(() => localStorage.getItem("sessionId"))).toBe(sessionId);
+    await page.reload();
+    await poll(noteTexts).toEqual(["C1 delete"]);
+
+    // The action succeeds and the refresh after it fails: shown, not an unhandled rejection.
+    await page.route(
+      `**/sessions/${sessionId}/resources/notes`,
+      (route) =>
+        route.request().method() === "GET"
+          ? route.fulfill({ status: 500, contentType: "text/html", body: "<h1>oops</h1>" })
+          : route.fallback(),
+      { times: 1 },
+    );
+    await addNote("C2");
+    // A proxy's HTML error page: the status is told, not a JSON parser's complaint.
+    expect(await nextDialog()).toBe("Error: Internal Server Error");
+    await page.reload();
+    await poll(sortedNoteTexts).toEqual(["C1 delete", "C2 delete"]);
+  });
+
+  test("a user changed while the first action is on its way does not inherit that action's session", async () => {
+    await page.fill("#user", "dave");
+    await page.locator("#user").dispatchEvent("change");
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(
+      "**/notebook/actions/addNote",
+      async (route) => {
+        await held;
+        await route.fallback();
+      },
+      { times: 1 },
+    );
+    await addNote("D1");
+    await page.fill("#user", "erin");
+    await page.locator("#user").dispatchEvent("change");
+    release();
+    // dave's note lands in dave's new session; the page, now erin's, shows no session and remembers none.
+    await poll(async () => (await server.host.stores.sessions.list({ userId: "dave" })).total).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await sessionShown()).toBe("");
+    expect(await page.evaluate(() => localStorage.getItem("sessionId"))).toBeNull();
+    expect(await noteTexts()).toEqual([]);
   });
 });

@@ -7,14 +7,7 @@ import {
 } from "./request-stream.js";
 import { createResourceClient, type ResourceClient } from "./resources.js";
 import type { FlowStreamEvent, TerminalStreamEvent } from "./stream-events.js";
-import {
-  answerStatus,
-  type CallOptions,
-  type FetchLike,
-  type HeadersOption,
-  route,
-  Transport,
-} from "./transport.js";
+import { type CallOptions, type FetchLike, type HeadersOption, route, Transport } from "./transport.js";
 import type {
   ActiveRequest,
   CreateSessionBody,
@@ -129,27 +122,33 @@ function invalidBody(what: string, status: number): FlowClientError {
   });
 }
 
-/** The status a parsed answer came with (see the transport), for an `invalid-response` about it. */
-function statusOf(body: unknown): number {
-  return (typeof body === "object" && body !== null ? answerStatus.get(body) : undefined) ?? 200;
+type Answer = { status: number; body: Record<string, unknown> };
+
+/**
+ * The body of an answer that must carry each of `names` (as strings when `strings`), refused with its real
+ * status otherwise.
+ */
+async function carrying(
+  answer: Promise<Answer>,
+  names: string[],
+  strings: boolean,
+): Promise<Record<string, unknown>> {
+  const { status, body } = await answer;
+  for (const name of names) {
+    const value = typeof body === "object" && body !== null ? body[name] : undefined;
+    if (strings ? typeof value !== "string" : value === undefined) throw invalidBody(`"${name}"`, status);
+  }
+  return body;
 }
 
 /** Takes one field out of an answer, refusing an answer that lacks it. */
-async function field<T>(answer: Promise<Record<string, unknown>>, name: string): Promise<T> {
-  const body = await answer;
-  if (typeof body !== "object" || body === null || body[name] === undefined)
-    throw invalidBody(`"${name}"`, statusOf(body));
-  return body[name] as T;
+async function field<T>(answer: Promise<Answer>, name: string): Promise<T> {
+  return (await carrying(answer, [name], false))[name] as T;
 }
 
 /** An answer that must carry string `names` (an action's `{ requestId, sessionId }`), refused without them. */
-async function withIds<T>(answer: Promise<Record<string, unknown>>, ...names: string[]): Promise<T> {
-  const body = await answer;
-  for (const name of names) {
-    if (typeof body !== "object" || body === null || typeof body[name] !== "string")
-      throw invalidBody(`"${name}"`, statusOf(body));
-  }
-  return body as T;
+async function withIds<T>(answer: Promise<Answer>, ...names: string[]): Promise<T> {
+  return (await carrying(answer, names, true)) as T;
 }
 
 function checkId(name: string, value: unknown): string {
@@ -182,9 +181,9 @@ export function createFlowClient(options: FlowClientOptions): FlowClient {
     headers: options.headers,
   });
   const get = (path: string, call?: CallOptions, query?: Record<string, string | undefined>) =>
-    transport.json<Record<string, unknown>>("GET", path, { call, query });
+    transport.answer<Record<string, unknown>>("GET", path, { call, query });
   const post = (path: string, body: unknown, call?: CallOptions) =>
-    transport.json<Record<string, unknown>>("POST", path, { body, call });
+    transport.answer<Record<string, unknown>>("POST", path, { body, call });
 
   const events: FlowClient["events"] = (requestId, streamOptions = {}) =>
     streamRequestEvents(transport, { requestId: checkId("requestId", requestId) }, streamOptions);
@@ -200,9 +199,9 @@ export function createFlowClient(options: FlowClientOptions): FlowClient {
     activeRequests: (query = {}, call) =>
       field(get("/active-requests", call, { userId: query.userId }), "requests"),
     manifest: async (sessionId, call) =>
-      (await get(route`/sessions/${sessionId}/manifest`, call)) as unknown as ResourceManifest,
+      (await get(route`/sessions/${sessionId}/manifest`, call)).body as unknown as ResourceManifest,
     snapshot: async <T extends Snapshot>(sessionId: string, call?: CallOptions) =>
-      (await get(route`/sessions/${sessionId}/state`, call)) as unknown as T,
+      (await get(route`/sessions/${sessionId}/state`, call)).body as unknown as T,
     invoke: async (flowId, action, body, call) =>
       withIds<InvokeResult>(post(route`/${flowId}/actions/${action}`, body, call), "requestId", "sessionId"),
     invokeAndStream: async (flowId, action, body, streamOptions = {}) => {

@@ -1,7 +1,6 @@
 import { errorFromResponse, FlowClientError, isAbortError, networkError } from "./errors.js";
 
 /** The status each parsed JSON answer came with, for errors about its contents (`invalid-response`). */
-export const answerStatus = new WeakMap<object, number>();
 
 /** The part of `fetch` the client uses; pass any implementation (a test double, `undici`, a wrapped fetch). */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -108,6 +107,15 @@ export class Transport {
     path: string,
     init: { query?: Record<string, QueryValue>; body?: unknown; call?: CallOptions } = {},
   ): Promise<T> {
+    return (await this.answer<T>(method, path, init)).body;
+  }
+
+  /** {@link json}, with the answer's status beside its body (for a check of the body that may refuse it). */
+  async answer<T>(
+    method: string,
+    path: string,
+    init: { query?: Record<string, QueryValue>; body?: unknown; call?: CallOptions } = {},
+  ): Promise<{ status: number; body: T }> {
     const response = await this.send(method, path, init);
     if (!response.ok) throw await errorFromResponse(response);
     let text: string;
@@ -118,9 +126,7 @@ export class Transport {
       throw networkError(error);
     }
     try {
-      const body = JSON.parse(text) as T;
-      if (typeof body === "object" && body !== null) answerStatus.set(body, response.status);
-      return body;
+      return { status: response.status, body: JSON.parse(text) as T };
     } catch {
       throw new FlowClientError({
         status: response.status,

@@ -29,6 +29,7 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   "mutable-owner-fields": ["sessions/update"],
   "unguarded-request-update": ["requests/update-cas", "concurrency/record-races"],
   "purge-keeps-events": ["retention/max-age"],
+  "purge-keeps-active": ["retention/max-age"],
   "keeps-ephemeral-sessions": ["retention/ephemeral-sessions"],
   "unsubscribe-does-nothing": ["events/subscribe"],
   "counts-tombstones": ["resources/tombstone", "resources/list-paging", "resources/list-leaf-paging"],

@@ -165,6 +165,8 @@ export class FsRequestStore implements RequestStore {
         // Re-checked under the lock: a request updated meanwhile is left for the next run.
         if (record === null || !TERMINAL.has(record.status)) return false;
         await this.mutex.run(`events:${id}`, () => this.events.remove(id));
+        // Its active entry too, as the other stores do: one left by a host that died would list forever.
+        await this.active.clear(id);
         await this.table.remove(id);
         summaries.delete(id);
         touched.add(record.sessionId);

@@ -106,14 +106,16 @@ export class FlowHost {
     this.state = "started";
     await this.runner.recover();
     const every = this.options.recoveryIntervalMs ?? 2_000;
-    if (every > 0) {
-      this.recoveryTimer = setInterval(() => {
-        this.runner.recover().catch((error: unknown) => {
-          this.logger.warn("durable recovery pass failed", { error: String(error) });
-        });
-      }, every);
-      this.recoveryTimer.unref?.();
-    }
+    const recover = () => {
+      this.runner.recover().catch((error: unknown) => {
+        this.logger.warn("durable recovery pass failed", { error: String(error) });
+      });
+    };
+    // Without periodic passes, one more once every claim live at start has lapsed: a durable request this
+    // host's previous process held (killed and restarted within its lease) is resumed too.
+    this.recoveryTimer =
+      every > 0 ? setInterval(recover, every) : setTimeout(recover, (this.options.leaseMs ?? 30_000) + 100);
+    this.recoveryTimer.unref?.();
   }
 
   /** Stops taking work, waits for running requests to finish, and closes nothing it did not open. */

@@ -151,6 +151,12 @@ export class RequestRunner {
   /** Claims held by requests running here; one timer renews the due ones (no timer per request). */
   private readonly leases = new Set<Lease>();
   private renewTimer: NodeJS.Timeout | undefined;
+  /** No new submissions from here on ({@link close} has begun). */
+  private closing = false;
+  /** Submissions persisting now, and who waits for the last of them ({@link close}). */
+  private submitting = 0;
+  private submitted: (() => void) | undefined;
+  /** Nothing more is launched (submissions under way have been launched). */
   private closed = false;
 
   /** Whether other processes share the store (and may abort a run of this one): see {@link ActiveRun.emit}. */
@@ -162,11 +168,22 @@ export class RequestRunner {
     this.renewEveryMs = Math.max(50, Math.floor(this.leaseMs / 3));
   }
 
-  /** Persists a queued request and starts it in the background. Returns once it is persisted. */
+  /**
+   * Persists a queued request and starts it in the background. Returns once it is persisted. Refused once
+   * {@link close} has begun; one already under way is persisted and launched before `close` goes on, so a
+   * request that was accepted always runs (or, durable, is left queued for a host to recover).
+   */
   async submit(request: NewRequest): Promise<RequestRecord> {
-    const record = await this.persist(request, "queued");
-    this.launch(record, request.session, request.parsedBlockInput);
-    return record;
+    if (this.closing)
+      throw new FlowError("host-not-started", "This host is closed; the request was not accepted.");
+    this.submitting++;
+    try {
+      const record = await this.persist(request, "queued");
+      this.launch(record, request.session, request.parsedBlockInput);
+      return record;
+    } finally {
+      if (--this.submitting === 0) this.submitted?.();
+    }
   }
 
   /** Persists a request that failed before it could run (e.g. a webhook input that did not validate). */
@@ -502,6 +519,9 @@ export class RequestRunner {
       });
       if (!result.ok) continue;
       this.runs.get(requestId)?.abort.abort();
+      // Out of the active registry before the terminal event (as a runner's own finish does), also when the
+      // run is on another host, or on none (its host died): nobody else may be left to clear it.
+      await stores.requests.clearActive(requestId);
       await this.emit(requestId, "request.aborted", {});
       return { ...current, status: "aborted", error, completedAt, claim: undefined, version: result.version };
     }
@@ -531,11 +551,12 @@ export class RequestRunner {
             completedAt: isoNow(),
             claim: null,
           })
-          .then((r) =>
-            r.ok
-              ? this.emit(record.id, "request.failed", { error: ORPHANED as unknown as JsonObject })
-              : undefined,
-          );
+          .then(async (r) => {
+            if (!r.ok) return;
+            // The dead host never left the active registry: leave it for it, before the terminal event.
+            await stores.requests.clearActive(record.id);
+            await this.emit(record.id, "request.failed", { error: ORPHANED as unknown as JsonObject });
+          });
       }
     }
     return launched;
@@ -545,8 +566,15 @@ export class RequestRunner {
     return this.runs.has(requestId);
   }
 
-  /** Stops taking work and waits for what runs here to finish. */
+  /** Stops taking work, lets submissions under way launch, and waits for what runs here to finish. */
   async close(): Promise<void> {
+    this.closing = true;
+    while (this.submitting > 0) {
+      await new Promise<void>((resolve) => {
+        this.submitted = resolve;
+      });
+    }
+    this.submitted = undefined;
     this.closed = true;
     while (this.launched > 0) {
       if (this.idle === undefined) {

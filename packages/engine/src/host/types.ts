@@ -57,7 +57,11 @@ export interface FlowHostOptions {
   logger?: HostLogger;
   /** How long a running request's claim holds without renewal; a lapsed claim is taken over. @default 30_000 */
   leaseMs?: number;
-  /** How often the host looks for durable work left by other hosts. @default 2_000; 0 disables */
+  /**
+   * How often the host looks for durable work left by other hosts (or by this host's previous process).
+   * `0` turns the periodic passes off: `start()` makes one pass, and one more once `leaseMs` has passed (so
+   * work whose claim was still live at start is resumed too). @default 2_000
+   */
   recoveryIntervalMs?: number;
   /** Identifies this host in request claims. @default a random id */
   hostId?: string;

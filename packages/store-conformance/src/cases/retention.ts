@@ -12,7 +12,7 @@ const HOUR = 3_600_000;
 export const retentionCases = [
   defineCase(
     "retention/max-age",
-    "purgeFinished removes finished requests older than maxAgeMs, with their events",
+    "purgeFinished removes finished requests older than maxAgeMs, with their events and active entries",
     async (stores) => {
       const now = Date.now();
       const finished = (status: RequestRecord["status"], completedAgoMs: number) =>
@@ -40,7 +40,19 @@ export const retentionCases = [
         });
       }
 
+      // One left listed as active (its host died before leaving the registry): retention removes that too.
+      await stores.requests.markActive({
+        requestId: oldFailed.id,
+        sessionId: oldFailed.sessionId,
+        flowId: oldFailed.flowId,
+        userId: oldFailed.userId,
+        action: oldFailed.action,
+        startedAt: oldFailed.createdAt,
+      });
       const removed = await stores.requests.purgeFinished({ maxAgeMs: HOUR, now });
+      expect((await stores.requests.listActive({})).map((entry) => entry.requestId)).not.toContain(
+        oldFailed.id,
+      );
       expect(removed).toBeGreaterThanOrEqual(3);
       for (const gone of [oldCompleted, oldFailed, oldAborted]) {
         expect(await stores.requests.get(gone.id)).toBeNull();

@@ -31,6 +31,7 @@ export type NaiveStoreFlaw =
   | "mutable-owner-fields"
   | "unguarded-request-update"
   | "purge-keeps-events"
+  | "purge-keeps-active"
   | "unsubscribe-does-nothing"
   | "counts-tombstones"
   | "ignores-leaf"
@@ -237,6 +238,7 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         for (const r of doomed) {
           requests.delete(r.id);
           if (flaw !== "purge-keeps-events") events.delete(r.id);
+          if (flaw !== "purge-keeps-active") active.delete(r.id);
         }
         // An ephemeral session goes with its last stored request, and its session-scope data with it.
         for (const sessionId of new Set(doomed.map((r) => r.sessionId))) {

@@ -43,6 +43,13 @@ describe("createFsStores", () => {
     expect(stores.crossProcess).toBe(false);
   });
 
+  it("a store closed right after it was made has finished creating its folder when close() resolves", async () => {
+    const stores = createFsStores({ dir, retention: false });
+    await stores.close();
+    expect(await listFiles(dir)).toEqual([path.join(dir, "flowrt-store.json")]);
+    expect(await readdir(dir)).toEqual(expect.arrayContaining(["flowrt-store.json", "tmp"]));
+  });
+
   it("refuses bad options with a definition error and creates no folder", async () => {
     for (const options of [
       {},

@@ -113,6 +113,8 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
       closing ??= (async () => {
         if (timer) clearInterval(timer);
         ctx.markClosed();
+        // A store closed right after it was made still finishes creating its files before close resolves.
+        await ctx.started();
         await purging;
         await mutex.idle();
         await Promise.all([requests.flush(), resources.flush()]);

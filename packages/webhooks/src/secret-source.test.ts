@@ -49,7 +49,7 @@ describe("createSecretSource", () => {
         throw new Error("hostile thenable");
       },
     });
-    const source = createSecretSource(() => hostile, "test");
+    const source = createSecretSource(() => hostile as unknown as string, "test");
     expect(has(source, "k")).toBe(false);
   });
 

@@ -42,6 +42,11 @@ export class FsContext {
     this.closed = true;
   }
 
+  /** Settles once start-up (folders, marker, temp sweep) has finished, whether or not it succeeded. */
+  async started(): Promise<void> {
+    await this.startup.catch(() => {});
+  }
+
   /** Absolute path of a file or folder inside the store. */
   resolve(...parts: string[]): string {
     return path.join(this.root, ...parts);

@@ -163,8 +163,11 @@ export class CrossFlowSchemaConflictError extends FlowError {
   constructor(scope: "user" | "org", field: string, existingFlow: string, newFlow: string, reason?: string) {
     super(
       "cross-flow-schema-conflict",
-      `Flows "${existingFlow}" and "${newFlow}" declare ${scope} state field "${field}" with different types` +
-        `${reason ? ` (${reason})` : ""}. Give the field one type in both flows, rename it in one, or set ` +
+      `${
+        reason
+          ? `Flows "${existingFlow}" and "${newFlow}" disagree on ${scope} state field "${field}": ${reason}`
+          : `Flows "${existingFlow}" and "${newFlow}" declare ${scope} state field "${field}" with different types`
+      }. Give the field one type in both flows, rename it in one, or set ` +
         `${scope === "user" ? "isolateUserState" : "isolateOrgState"}: true on one flow.`,
       { details: { scope, field, flows: [existingFlow, newFlow] } },
     );

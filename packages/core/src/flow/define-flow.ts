@@ -131,7 +131,7 @@ function checkWithoutUser(kind: string, fields: FlowFields): void {
     const config: ScopeDefinition = fields[scope];
     if (config.client !== undefined) {
       throw new DefinitionError(
-        `Flow "${kind}" sets requireUser: false but declares a ${scope} client block; state published to ` +
+        `Flow "${kind}" sets requireUser: false but declares ${scope === "org" ? "an" : "a"} ${scope} client block; state published to ` +
           "clients needs an identified user to scope it to.",
         { rule: 11, flow: kind, scope },
       );

@@ -33,5 +33,10 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return `a ${typeof value}`;
+  if (value === undefined) return "undefined";
+  // A zod schema of the wrong kind says which kind it is ("a zod string schema"), not just "an object".
+  const zodType = (value as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type;
+  if (typeof zodType === "string") return `a zod ${zodType} schema`;
+  const kind = typeof value;
+  return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
 }

@@ -291,11 +291,13 @@ describe("further definition-time checks", () => {
       () => defineResource({ scope: "session", stateSchema: z.string() as never }),
       "stateSchema",
     );
-    expect(message).toContain("stateSchema must be a zod object schema");
-    definitionErrorOf(
-      () => defineResource({ scope: "session", stateSchema: { a: 1 } as never }),
-      "stateSchema",
-    );
+    expect(message).toContain("stateSchema must be a zod object schema (got a zod string schema)");
+    expect(
+      definitionErrorOf(
+        () => defineResource({ scope: "session", stateSchema: { a: 1 } as never }),
+        "stateSchema",
+      ),
+    ).toContain("(got an object)");
   });
 
   it("options of another define function are refused with a pointer to it", () => {

@@ -171,7 +171,7 @@ export class OptionReader {
       this.refuse(
         "sharedToLineage",
         `sharedToLineage is set on ${scope === "org" ? "an" : "a"} ${scope}-scoped resource; only session scope has a lineage`,
-        `Remove sharedToLineage (a ${scope}-scoped resource is already shared by every session of that ${scope}), or use scope "session"`,
+        `Remove sharedToLineage (${scope === "org" ? "an" : "a"} ${scope}-scoped resource is already shared by every session of that ${scope}), or use scope "session"`,
       );
     }
     return { flowIsolation, sharedToLineage };

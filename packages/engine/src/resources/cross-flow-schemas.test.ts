@@ -77,7 +77,30 @@ describe("cross-flow schema compatibility", () => {
         flow("a", z.object({ plan: z.string() })),
         flow("b", z.object({ other: z.string().optional() })),
       ]),
-    ).toThrow(/required in "a"/);
+    ).toThrow('Flows "a" and "b" disagree on user state field "plan": required in "a" but absent in "b".');
+  });
+
+  it("a nested field keeps its type whatever its name, title and default included", () => {
+    for (const name of ["title", "description", "default", "examples", "name"]) {
+      expect(
+        () =>
+          checkCrossFlowSchemas([
+            flow("a", z.object({ profile: z.object({ [name]: z.string() }).optional() })),
+            flow("b", z.object({ profile: z.object({ [name]: z.number() }).optional() })),
+          ]),
+        name,
+      ).toThrow(/user state field "profile" with different types/);
+    }
+    // A title or default on a nested field is still not its type.
+    expect(
+      checkCrossFlowSchemas([
+        flow("a", z.object({ profile: z.object({ title: z.string().default("x") }).optional() })),
+        flow(
+          "b",
+          z.object({ profile: z.object({ title: z.string().default("y").describe("t") }).optional() }),
+        ),
+      ]),
+    ).toEqual([]);
   });
 
   it("flows with isolateUserState / isolateOrgState are excluded from that scope's check", () => {

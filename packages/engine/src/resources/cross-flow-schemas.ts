@@ -33,11 +33,21 @@ const NOT_TYPE = new Set([
   "deprecated",
 ]);
 
-function strip(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(strip);
+/** JSON Schema keywords whose value maps names (of properties, definitions) to schemas. */
+const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/**
+ * The schema without the keywords that are not its type. Only keywords are dropped: inside a name map
+ * (`properties` …) every key is a name, so a nested field called `title` or `default` keeps its type.
+ */
+function strip(node: unknown, names = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => strip(item));
   if (typeof node !== "object" || node === null) return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) if (!NOT_TYPE.has(key)) out[key] = strip(value);
+  for (const [key, value] of Object.entries(node)) {
+    if (names) out[key] = strip(value);
+    else if (!NOT_TYPE.has(key)) out[key] = strip(value, NAME_MAPS.has(key));
+  }
   return out;
 }
 

@@ -153,7 +153,15 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
    */
   private emitOwn(event: { type: string; data?: JsonObject }): Promise<void> {
     const { type } = event;
-    if (typeof type === "string" && isEngineEventType(type)) {
+    if (typeof type !== "string" || type === "") {
+      return Promise.reject(
+        new FlowError(
+          "invalid-request",
+          "ctx.emit needs an event type: a non-empty string. Nothing was appended.",
+        ),
+      );
+    }
+    if (isEngineEventType(type)) {
       return Promise.reject(
         new FlowError(
           "reserved-event-type",
@@ -171,6 +179,10 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
 
   get aborted(): boolean {
     return this.run.abort.aborted;
+  }
+
+  get ended(): boolean {
+    return this.run.abort.ended;
   }
 
   get log(): BlockLogger {

@@ -19,7 +19,7 @@ import {
 import { jsonRefusal, storedJson } from "../blocks/json-data.js";
 import { isoNow } from "../requests/clock.js";
 import { newId } from "../requests/new-id.js";
-import { RunAbort, writeAfterAbort } from "../requests/run-abort.js";
+import { RunAbort, writeAfterAbort, writeAfterEnd } from "../requests/run-abort.js";
 import type { HostLogger } from "./logger.js";
 import type { FlowRegistry, RegisteredFlow } from "./registry.js";
 
@@ -456,6 +456,8 @@ export class RequestRunner {
   ): Promise<boolean> {
     const { stores } = this.options;
     const { id } = lease;
+    // The block tree and its hooks are done: a context kept past them can no longer write or emit.
+    lease.abort.end();
     // Leave the active registry before the terminal event, so whoever sees the end sees it gone.
     let cleared = true;
     try {
@@ -632,6 +634,7 @@ class ActiveRun implements ClaimedRun {
     // Aborted (here, by the abort route, or by a claim that lapsed): the terminal event is written or on its
     // way, and nothing of the run may follow it.
     if (this.abort.aborted) return Promise.reject(writeAfterAbort("event", type));
+    if (this.abort.ended) return Promise.reject(writeAfterEnd("event", type));
     const appended = this.runner.emit(this.id, type, data);
     return this.runner.crossProcess
       ? appended.catch((error: unknown) => this.endedElsewhere(error, type))

@@ -9,9 +9,23 @@ export class RunAbort {
   private controller: AbortController | undefined;
   private fired = false;
   private why: unknown;
+  private done = false;
 
   get aborted(): boolean {
     return this.fired;
+  }
+
+  /**
+   * Whether the run has finished: its block tree and hooks returned, and its terminal status is being written.
+   * A context kept past that (a timer, an unawaited promise) can no longer write or emit: nothing of a run
+   * follows its terminal event. The signal does not fire for it.
+   */
+  get ended(): boolean {
+    return this.done;
+  }
+
+  end(): void {
+    this.done = true;
   }
 
   get signal(): AbortSignal {
@@ -30,9 +44,10 @@ export class RunAbort {
   }
 }
 
-/** What a write asks of the run it belongs to: whether its abort switch is set (absent outside a run). */
+/** What a write asks of the run it belongs to: whether it was aborted, or has ended (absent outside a run). */
 export interface AbortState {
   readonly aborted?: boolean | undefined;
+  readonly ended?: boolean | undefined;
 }
 
 /**
@@ -43,6 +58,15 @@ export interface AbortState {
  */
 export function refuseIfAborted(run: AbortState | undefined, what: string, name: string): void {
   if (run?.aborted === true) throw writeAfterAbort(what, name);
+  if (run?.ended === true) throw writeAfterEnd(what, name);
+}
+
+/** The `request-finished` refusal of a write or event by a run that has already ended. */
+export function writeAfterEnd(what: string, name: string): FlowError {
+  return new FlowError(
+    "request-finished",
+    `The request has already finished: ${what} "${name}" was refused and nothing was stored.`,
+  );
 }
 
 /** The `request-aborted` refusal of a write after the abort (`what` "create of", `name` "notes/a"). */

@@ -71,6 +71,8 @@ export interface ResourceRuntimeContext {
    * is stored. Absent outside a request.
    */
   readonly aborted?: boolean;
+  /** Whether the request run has ended (a context kept past it): its writes are refused with `request-finished`. */
+  readonly ended?: boolean;
   log: BlockLogger;
   /** Appends an event to the request's stream; a no-op outside a request. */
   emit(type: ResourceEventType, data: JsonObject): Promise<void>;

@@ -175,6 +175,58 @@ describe.each(storeFactories)(
       expect((await host.stores.sessions.list({})).total).toBe(before);
     });
 
+    it("an asserted principal is held to the resolver's rules: only non-empty string ids count, no user is 401", async () => {
+      const before = (await host.stores.sessions.list({})).total;
+      for (const principal of [{}, { userId: "" }, { userId: 42 }, { userId: ["a", "b"] }, { orgId: "o1" }]) {
+        await expect(
+          host.dispatch({
+            source: "agent",
+            flowKind: "chat",
+            action: "visit",
+            input: null,
+            principal: principal as never,
+            responseEmitter: null,
+          }),
+          JSON.stringify(principal),
+        ).rejects.toMatchObject({ code: "unauthorized" });
+      }
+      expect((await host.stores.sessions.list({})).total).toBe(before);
+      // Fields that are not non-empty strings are dropped, as from a resolver.
+      const { done } = await host.dispatch({
+        source: "agent",
+        flowKind: "chat",
+        action: "visit",
+        input: null,
+        principal: { userId: "svc", orgId: "" } as never,
+        responseEmitter: () => {},
+      });
+      expect((await done).orgId).toBeUndefined();
+    });
+
+    it("a parent bound to no tenant lists a child bound to one only to a caller who owns that child", async () => {
+      const root = await host.createSession("chat", { source: "test", principal: { userId: "u1" } });
+      const { sessionId: childId, done } = await host.dispatch({
+        source: "agent",
+        flowKind: "chat",
+        action: "visit",
+        input: null,
+        principal: { userId: "u1", tenantId: "tX" },
+        parentSessionId: root.id,
+        responseEmitter: () => {},
+      });
+      await done;
+      const listedTo = async (tenantId?: string) =>
+        (
+          await host.listChildren(root.id, {
+            source: "test",
+            principal: tenantId ? { userId: "u1", tenantId } : { userId: "u1" },
+          })
+        ).map((child) => child.id);
+      expect(await listedTo("tX")).toEqual([childId]);
+      expect(await listedTo("tY")).toEqual([]);
+      expect(await listedTo()).toEqual([]);
+    });
+
     it("an input JSON cannot hold is invalid-input before any session is made for it", async () => {
       const before = (await host.stores.sessions.list({})).total;
       for (const input of [

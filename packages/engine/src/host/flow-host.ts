@@ -29,6 +29,7 @@ import { actionInput, prepareAction, requestLogger } from "./execute-action.js";
 import { bindInboundRoutes, type SourcedInboundRoute } from "./inbound-routes.js";
 import { defaultLogger, type HostLogger } from "./logger.js";
 import {
+  assertedPrincipal,
   type BodyIdentity,
   type PrincipalOutcome,
   principalOfRecord,
@@ -194,7 +195,16 @@ export class FlowHost {
     envelope: Partial<PrincipalResolutionContext["envelope"]> = {},
     bodyIdentity?: BodyIdentity,
   ): Promise<PrincipalOutcome> {
-    if (caller.principal) return Promise.resolve({ principal: caller.principal, authenticated: true });
+    if (caller.principal) {
+      try {
+        return Promise.resolve({
+          principal: assertedPrincipal(flow.definition, caller.principal),
+          authenticated: true,
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     // Without a resolver nothing reads a resolution context, so none is built (every webhook delivery and
     // development-mode call would otherwise pay for one).
     if (!this.hasResolver(flow)) {
@@ -228,13 +238,14 @@ export class FlowHost {
   async authorizeSession(
     sessionId: string,
     caller: Caller,
-  ): Promise<{ session: SessionRecord; flow: RegisteredFlow }> {
+  ): Promise<{ session: SessionRecord; flow: RegisteredFlow; principal?: Principal }> {
     const session = await this.sessions.get(sessionId);
     const flow = this.sessions.governingFlow(session);
     if (caller.principal || this.hasResolver(flow)) {
       const { principal } = await this.principalFor(flow, caller, { sessionId });
       this.sessions.assertOwner(session, principal);
       this.sessions.assertOrgNotContradicted(session, principal);
+      return { session, flow, principal };
     }
     return { session, flow };
   }
@@ -387,13 +398,18 @@ export class FlowHost {
 
   /** Children of a conversation, scoped to the parent's owner, tenant, org and flow (from the stored parent). */
   async listChildren(sessionId: string, caller: Caller): Promise<SessionRecord[]> {
-    const { session } = await this.authorizeSession(sessionId, caller);
-    return this.stores.sessions.listChildren(session.id, {
+    const { session, principal } = await this.authorizeSession(sessionId, caller);
+    const children = await this.stores.sessions.listChildren(session.id, {
       userId: session.userId,
       ...(session.orgId ? { orgId: session.orgId } : {}),
       ...(session.tenantId ? { tenantId: session.tenantId } : {}),
       flowId: session.flowId,
     });
+    // A child under a parent bound to no tenant may be bound to one: listed only to a caller who owns it,
+    // as its own read would be (no endpoint enumerates across owners).
+    return principal === undefined
+      ? children
+      : children.filter((child) => this.sessions.isOwner(child, principal));
   }
 
   // --- actions and requests -------------------------------------------------------------------

@@ -75,6 +75,15 @@ export function principalWithoutResolver(flow: AnyFlowDefinition, body?: BodyIde
   });
 }
 
+/**
+ * A principal asserted by a trusted in-process caller (a custom inbound route's `dispatch`), held to the same
+ * rules as a resolver's answer: only non-empty string ids count, a missing user falls back to `defaultUserId`,
+ * and a flow that requires a user refuses (401) without one.
+ */
+export function assertedPrincipal(flow: AnyFlowDefinition, principal: unknown): Principal {
+  return principalOf(flow, normalizeResolvedPrincipal(principal));
+}
+
 /** The principal a resolution gives: its user, else `defaultUserId`, else anonymous or 401; its org and tenant. */
 function principalOf(
   flow: AnyFlowDefinition,

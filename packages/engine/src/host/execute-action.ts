@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   type AnyBlock,
   type BlockContext,
@@ -23,6 +24,9 @@ import type { HostLogger } from "./logger.js";
 import { principalOfRecord } from "./principal.js";
 import type { RegisteredFlow } from "./registry.js";
 import type { ClaimedRun, PreparedRun } from "./request-runner.js";
+
+/** The reactions running in the current async context: a change made by one of them does not run it again. */
+const runningReactions = new AsyncLocalStorage<ReadonlySet<ReactionDefinition>>();
 
 /** A logger that stamps every line with the request it belongs to. */
 export function requestLogger(logger: HostLogger, fields: Record<string, unknown>): BlockLogger {
@@ -116,8 +120,6 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
   private logger: BlockLogger | undefined;
   private emitter: ((event: { type: string; data?: JsonObject }) => Promise<void>) | undefined;
   private tools: Record<string, unknown> | undefined;
-  /** Reactions running now: a reaction does not re-trigger itself while it runs. */
-  private reacting: Set<ReactionDefinition> | undefined;
   /** The block's input until {@link execute} hands it to the block. */
   private input: { value: unknown; parsed: boolean } | undefined;
 
@@ -225,19 +227,23 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
     return this.tools;
   }
 
-  /** Reactions run inside the originating turn, on the same run (context, stream, budget, signal). */
+  /**
+   * Reactions run inside the originating turn, on the same run (context, stream, budget, signal). A reaction
+   * does not re-trigger itself: a change made within its own execution (its async context, as
+   * `AsyncLocalStorage` follows it) does not run it again. A change from elsewhere in the turn (another
+   * `parallel` branch) does, even while it runs.
+   */
   private async react(notice: { ref: string; change: string }): Promise<void> {
     for (const reaction of this.run.flow.definition.reactions) {
       if (reaction.reactTo.resource !== notice.ref) continue;
       if (!(reaction.reactTo.changes as readonly string[]).includes(notice.change)) continue;
-      this.reacting ??= new Set();
-      if (this.reacting.has(reaction)) continue;
-      this.reacting.add(reaction);
-      try {
-        await executeBlock(reaction.block, JSON.parse(JSON.stringify(notice)), this);
-      } finally {
-        this.reacting.delete(reaction);
-      }
+      const within = runningReactions.getStore();
+      if (within?.has(reaction)) continue;
+      const stack = new Set(within);
+      stack.add(reaction);
+      await runningReactions.run(stack, () =>
+        executeBlock(reaction.block, JSON.parse(JSON.stringify(notice)), this),
+      );
     }
   }
 }

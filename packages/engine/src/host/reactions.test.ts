@@ -4,6 +4,8 @@ import {
   defineResourceCollection,
   handler,
   isFlowError,
+  parallel,
+  sequencer,
 } from "@flowrt/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -91,6 +93,43 @@ describe.each(storeFactories)("reactTo on the $name store", (factory) => {
       "notes/a",
     );
     expect(item?.state.touched).toBe(1);
+  });
+});
+
+describe("reactions and parallel branches", () => {
+  const seen: string[] = [];
+  const slowReaction = handler({
+    name: "slowReaction",
+    inputSchema: notice,
+    execute: async (notice) => {
+      seen.push(notice.path);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    },
+  });
+  const createOne = (key: string, waitMs: number) =>
+    handler({
+      name: `create-${key}`,
+      execute: async (_input, ctx) => {
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        await ctx.resources.notes.create(key, { title: key });
+      },
+    });
+  const both = sequencer({ name: "both", steps: [parallel([createOne("p1", 0), createOne("p2", 5)])] });
+  const branching = defineFlow({
+    kind: "branching",
+    authentication: { requireUser: false, defaultUserId: "dev" },
+    resources: { notes },
+    actions: { both: { block: both } },
+    reactions: [{ reactTo: { resource: "notes", changes: ["created"] }, block: slowReaction }],
+  });
+  const env = useHost(storeFactories[0]!, () => ({ flows: [branching] }));
+
+  it("a change from another branch runs a reaction that is still running for the first", async () => {
+    seen.length = 0;
+    const { request } = await env.host.invoke("branching", "both", { source: "test" }, {});
+    const { record } = await settle(env.host, request.id);
+    expect(record.status).toBe("completed");
+    expect(seen.sort()).toEqual(["notes/p1", "notes/p2"]);
   });
 });
 

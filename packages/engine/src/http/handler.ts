@@ -67,7 +67,9 @@ function wantsEventStream(request: HttpRequest): boolean {
 
 function lastEventId(request: HttpRequest): number {
   const header = request.headers["last-event-id"];
-  const raw = (Array.isArray(header) ? header[0] : header) ?? queryString(request, "after");
+  const given = Array.isArray(header) ? header[0] : header;
+  // An empty header (a client that has seen nothing yet) says nothing: `?after=` still applies.
+  const raw = given !== undefined && given !== "" ? given : queryString(request, "after");
   if (raw === undefined || raw === "") return 0;
   if (!/^\d{1,15}$/.test(raw)) {
     throw new FlowError("invalid-request", "Last-Event-ID (or ?after=) must be a non-negative integer.", {

@@ -223,6 +223,37 @@ describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) =>
     });
   });
 
+  it("a topic no URL could name is refused at create: a lone surrogate, or longer than 1024 characters", async () => {
+    const { api } = open();
+    for (const topic of ["a\ud800", "\udc00", "x".repeat(1025)]) {
+      const error = await rejection(api.createItem("files", { topic, content: "c" }));
+      expect(problemFor(error)).toMatchObject({ status: 400, code: "invalid-request", field: "topic" });
+    }
+    expect(await stores.resources.count(address, "files/")).toBe(0);
+    expect(await api.createItem("files", { topic: "x".repeat(1024) })).toMatchObject({
+      topic: `files/${"x".repeat(1024)}`,
+    });
+    expect(await api.createItem("files", { topic: "emoji-\ud83d\ude00" })).toMatchObject({
+      topic: "files/emoji-\ud83d\ude00",
+    });
+  });
+
+  it("a PATCH whose item is deleted while its body is being stored takes the body back (no orphan for a later create)", async () => {
+    const { api } = open();
+    await api.createItem("files", { topic: "x", content: "first" });
+    const put = stores.resources.putContent.bind(stores.resources);
+    vi.spyOn(stores.resources, "putContent").mockImplementationOnce(async (at, key, content) => {
+      await api.deleteItem("files", "x"); // lands between the PATCH's check and its write
+      return put(at, key, content);
+    });
+    expect((await rejection(api.patchItemContent("files", "x", { content: "stale" }))).code).toBe(
+      "instance-not-found",
+    );
+    expect(await stores.resources.getContent(address, "files/x")).toBeNull();
+    await api.createItem("files", { topic: "x" });
+    expect(await api.readItemContent("files", "x")).toEqual({ content: null });
+  });
+
   it("rule 9: with contentTemplate content is rendered from state and never read from the row", async () => {
     const { api } = open();
     await api.createItem("templated", { topic: "a", content: "raw body" });

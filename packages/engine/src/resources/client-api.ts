@@ -481,6 +481,12 @@ function nonJsonField(
   return undefined;
 }
 
+/**
+ * The longest topic a client may create: its item routes must stay addressable, and a percent-encoded topic
+ * three times as long still fits Node's 16 KiB request head.
+ */
+export const MAX_CLIENT_TOPIC_LENGTH = 1024;
+
 function readCreateBody(body: unknown): { topic: string; content?: string } {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw badRequest('The body must be { "topic": string, "content"?: string }.');
@@ -488,6 +494,14 @@ function readCreateBody(body: unknown): { topic: string; content?: string } {
   const { topic, content } = body as { topic?: unknown; content?: unknown };
   if (typeof topic !== "string" || topic === "")
     throw badRequest('"topic" must be a non-empty string.', { field: "topic" });
+  // An item no URL could name (a lone surrogate has no percent-encoding; an over-long topic no request line).
+  if (/\p{Cs}/u.test(topic))
+    throw badRequest('"topic" must be well-formed Unicode (it holds a lone surrogate).', { field: "topic" });
+  if (topic.length > MAX_CLIENT_TOPIC_LENGTH) {
+    throw badRequest(`"topic" must be at most ${MAX_CLIENT_TOPIC_LENGTH} characters long.`, {
+      field: "topic",
+    });
+  }
   if (content !== undefined && typeof content !== "string")
     throw badRequest('"content" must be a string.', { field: "content" });
   return content === undefined ? { topic } : { topic, content };

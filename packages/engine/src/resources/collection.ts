@@ -487,26 +487,37 @@ export class CollectionRuntime implements ContentOwner {
   }
 
   /**
-   * A block's content write through its handle: only while the instance is live. A handle kept past a delete
-   * (here or by another request) is refused with `instance-not-found`, as its state writes are, instead of
-   * leaving a body that a later create of the key would inherit.
+   * A content write through a handle (a block's, or a client PATCH): only while the instance is live, before
+   * and after the body is stored. A handle kept past a delete, or a delete racing the write, is refused with
+   * `instance-not-found`, as its state writes are, instead of leaving a body a later create of the key would
+   * inherit.
    */
   async writeContent(instance: ResourceInstance, content: string): Promise<void> {
-    assertContent(instance.path, content);
-    if ((await this.store.getState(this.address, instance.path)) === null) throw this.missing(instance.path);
-    await this.accessed(instance.path);
-    return this.writeContentAt(instance.path, content);
+    const { path } = instance;
+    assertContent(path, content);
+    if ((await this.store.getState(this.address, path)) === null) throw this.missing(path);
+    await this.accessed(path);
+    return this.writeContentAt(path, content, true);
   }
 
   private async accessed(path: string): Promise<void> {
     if (this.def.eviction === "lru") await this.store.touch(this.address, path);
   }
 
-  /** Writes the content of the instance at `path` (which must be live) and announces it. */
-  async writeContentAt(path: string, content: string): Promise<void> {
+  /**
+   * Writes the content of the instance at `path` and announces it. `recheck`: the instance must still be live
+   * once the body is stored; a delete that landed meanwhile (it removes the body first, then the state) would
+   * otherwise leave this body behind for a later create of the key, so it is taken back and the write refused.
+   * (A create's own content write does not recheck: the specification's rule 11 describes that race.)
+   */
+  async writeContentAt(path: string, content: string, recheck = false): Promise<void> {
     assertContent(path, content);
     refuseIfAborted(this.ctx, "writeContent to", path);
     await this.store.putContent(this.address, path, content);
+    if (recheck && (await this.store.getState(this.address, path)) === null) {
+      await this.store.deleteContent(this.address, path);
+      throw this.missing(path);
+    }
     await announceChange(this.ctx, {
       def: this.def,
       accessor: this.accessor,

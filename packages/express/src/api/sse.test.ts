@@ -105,6 +105,13 @@ describe("GET /requests/:id/stream", () => {
     expect(replayed.map(({ id, event }) => ({ id, event }))).toEqual(log.filter((e) => e.id > 2));
     const past = eventsOf(await (await connect(streamUrl(run.requestId, `?after=${log.length}`))).rest());
     expect(past).toEqual([]);
+    // An empty Last-Event-ID (a client that has seen nothing yet) does not override ?after=.
+    const withEmpty = await connect(streamUrl(run.requestId, "?after=2"), {
+      headers: { "last-event-id": "" },
+    });
+    expect(eventsOf(await withEmpty.rest()).map(({ id }) => id)).toEqual(
+      log.filter((e) => e.id > 2).map((e) => e.id),
+    );
   });
 
   it("a malformed Last-Event-ID or ?after= is 400 naming the field", async () => {

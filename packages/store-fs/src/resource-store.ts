@@ -117,8 +117,12 @@ export class FsResourceStore implements ResourceStore {
       const current = await this.readValue(bucket.dir, key);
       const liveVersion = current?.state ? current.version : null;
       if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
-      // Deleting what is not there changes nothing (a never-written key stays without a trace).
-      if (liveVersion === null) return { ok: true, version: current?.version ?? 0 };
+      // Deleting what is not there changes nothing (a never-written key stays without a trace), except that an
+      // unconditional delete also takes a stray content row (content written without state), as the other stores do.
+      if (liveVersion === null) {
+        if (condition.type === "any") await this.ctx.remove(this.contentFile(bucket.dir, key));
+        return { ok: true, version: current?.version ?? 0 };
+      }
       // Content first: a crash in between leaves live state without content (a state the engine
       // already handles after a failed content write), never content without its state.
       await this.ctx.remove(this.contentFile(bucket.dir, key));

@@ -205,7 +205,8 @@ export function createMemoryResourceStore(): MemoryResourceStore {
       const row = live(bucket, key);
       if (!admits(condition, row)) return conflict(row);
       const held = bucket?.rows.get(key);
-      if (held) dropContent(bucket!, held);
+      // The live item's content goes with it; a stray content row (no live state) only with an unconditional delete.
+      if (held && (row || condition.type === "any")) dropContent(bucket!, held);
       if (!bucket || !row) return { ok: true, version: held?.version ?? 0 };
       removeLive(bucket, row);
       row.state = null;

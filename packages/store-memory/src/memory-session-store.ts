@@ -95,15 +95,26 @@ export function createMemorySessionStore(onRetired?: SessionRetired): MemorySess
     onRetired?.(row.id);
   };
 
+  // Requests stored for a session id no session has yet: counted here, and taken over when it is created
+  // (the contract keeps a session while any request that ran in it is stored, whatever came first).
+  const unclaimed = new Map<string, number>();
+
   return {
     requestStored(sessionId) {
       const row = sessions.get(sessionId);
       if (row !== undefined) row.requests++;
+      else unclaimed.set(sessionId, (unclaimed.get(sessionId) ?? 0) + 1);
     },
 
     requestRemoved(sessionId) {
       const row = sessions.get(sessionId);
-      if (row === undefined || row.requests === 0) return;
+      if (row === undefined) {
+        const left = (unclaimed.get(sessionId) ?? 0) - 1;
+        if (left > 0) unclaimed.set(sessionId, left);
+        else unclaimed.delete(sessionId);
+        return;
+      }
+      if (row.requests === 0) return;
       row.requests--;
       if (row.requests === 0 && row.ephemeral) retire(row);
     },
@@ -120,9 +131,10 @@ export function createMemorySessionStore(onRetired?: SessionRetired): MemorySess
         parentSessionId: session.parentSessionId,
         createdAt: session.createdAt,
         text: jsonText(session, "session"),
-        requests: 0,
+        requests: unclaimed.get(session.id) ?? 0,
         ephemeral: isEphemeral(session.metadata),
       };
+      unclaimed.delete(row.id);
       sessions.set(row.id, row);
       addTo(byUser, row.userId, row);
       addTo(byOrg, row.orgId, row);

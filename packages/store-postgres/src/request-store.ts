@@ -88,11 +88,13 @@ export function createRequestStore(
     async appendEvent(event) {
       const tick = hub.beginAppend();
       const notifiedId = Buffer.byteLength(event.requestId) <= MAX_NOTIFIED_ID_BYTES ? event.requestId : "";
+      // The data as stored (JSON: `undefined` members dropped, `toJSON` applied), which the caller gets back too.
+      const data = JSON.stringify(event.data ?? {});
       const { rows } = await db.query<{ seq: unknown }>(sql.appendEvent, [
         event.requestId,
         event.type,
         event.at,
-        JSON.stringify(event.data ?? {}),
+        data,
         channel,
         notifiedId,
         TERMINAL_EVENT_TYPES.has(event.type),
@@ -110,7 +112,7 @@ export function createRequestStore(
         type: event.type,
         requestId: event.requestId,
         at: event.at,
-        data: structuredClone(event.data ?? {}),
+        data: JSON.parse(data),
       };
     },
 

@@ -49,6 +49,11 @@ export const eventCases = [
     expect(read?.data).toEqual({ items: [1, 2] });
     (read!.data.items as number[]).push(9);
     expect((await stores.requests.readEvents(request.id))[0]?.data).toEqual({ items: [1, 2] });
+    // What appendEvent hands back is the data as stored (JSON), the same as a read gives.
+    const odd = { at: new Date(0), gone: undefined } as unknown as Record<string, never>;
+    const stored = await stores.requests.appendEvent(newEvent(request.id, "state_change", odd));
+    expect(stored.data).toStrictEqual({ at: "1970-01-01T00:00:00.000Z" });
+    expect((await stores.requests.readEvents(request.id, 1))[0]?.data).toStrictEqual(stored.data);
   }),
 
   defineCase(

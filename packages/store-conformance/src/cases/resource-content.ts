@@ -29,6 +29,14 @@ export const resourceContentCases = [
       expect(await r.getState(address, "doc")).toMatchObject({ state: { a: 1 }, version: 1 });
       await r.deleteContent(address, "never-written");
       expect(await r.getContent(address, "never-written")).toBeNull();
+
+      // A stray content row (no live state): an unconditional deleteState takes it, one conditioned on absence
+      // leaves it (it deletes nothing).
+      await r.putContent(address, "stray", "orphan");
+      expect(await r.deleteState(address, "stray", { type: "absent" })).toMatchObject({ ok: true });
+      expect(await r.getContent(address, "stray")).toBe("orphan");
+      expect(await r.deleteState(address, "stray", { type: "any" })).toMatchObject({ ok: true });
+      expect(await r.getContent(address, "stray")).toBeNull();
     },
   ),
 ] as const;

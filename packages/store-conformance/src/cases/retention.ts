@@ -138,4 +138,38 @@ export const retentionCases = [
       }
     },
   ),
+
+  defineCase(
+    "retention/ephemeral-request-first",
+    "an ephemeral session counts the requests stored before it was: kept while one is stored, removed with the last",
+    async (stores) => {
+      const now = Date.now();
+      const old = { createdAt: isoAt(now, -3 * HOUR), completedAt: isoAt(now, -2 * HOUR) };
+      const running = sessionRecord({ metadata: { ephemeral: true } });
+      const finished = sessionRecord({ metadata: { ephemeral: true } });
+      // Each session's first request is stored before the session itself.
+      await stores.requests.create(
+        requestRecord({ sessionId: running.id, status: "running", createdAt: old.createdAt }),
+      );
+      await stores.requests.create(requestRecord({ sessionId: finished.id, status: "completed", ...old }));
+      for (const session of [running, finished]) {
+        await stores.sessions.create(session);
+        await stores.resources.putState(
+          sessionAddress(session.id),
+          "notes/a",
+          { title: "a" },
+          { type: "absent" },
+        );
+      }
+      await stores.requests.create(requestRecord({ sessionId: running.id, status: "completed", ...old }));
+
+      await stores.requests.purgeFinished({ maxAgeMs: HOUR, now });
+      expect(await stores.sessions.get(running.id)).toEqual(running);
+      expect((await stores.resources.getState(sessionAddress(running.id), "notes/a"))?.state).toEqual({
+        title: "a",
+      });
+      expect(await stores.sessions.get(finished.id)).toBeNull();
+      expect(await stores.resources.getState(sessionAddress(finished.id), "notes/a")).toBeNull();
+    },
+  ),
 ] as const;

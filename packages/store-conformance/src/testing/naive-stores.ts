@@ -192,7 +192,10 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         events.set(event.requestId, log);
         const seq = log.length + 1;
         if (flaw === "racy-event-seq") await tick();
-        const stored: RequestEvent = { ...copy(event), seq };
+        // Kept as JSON holds it (`toJSON` applied, `undefined` members dropped), as a read gives it back.
+        const data =
+          flaw === "aliases-stored-values" ? event.data : JSON.parse(JSON.stringify(event.data ?? {}));
+        const stored: RequestEvent = { ...copy(event), data, seq };
         log.push(stored);
         for (const listener of listeners.get(event.requestId) ?? []) listener(copy(stored));
         return copy(stored);
@@ -304,7 +307,9 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         if (!admits(condition, live)) {
           return { ok: false, current: live ? { value: copy(live.state!), version: live.version } : null };
         }
-        if (flaw !== "keeps-content-on-delete") content.delete(JSON.stringify([addr(address), key]));
+        // The live item's content goes with it; a stray one (no live state) only with an unconditional delete.
+        if (flaw !== "keeps-content-on-delete" && (live || condition.type === "any"))
+          content.delete(JSON.stringify([addr(address), key]));
         if (!live) return { ok: true, version: row?.version ?? 0 };
         if (flaw === "restarts-version-after-delete") {
           map.delete(key);

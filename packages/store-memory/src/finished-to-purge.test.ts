@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { type Finished, finishedToPurge } from "./finished-to-purge.js";
 
-/** The rule written the plain way: sort newest first (ties by id), drop the tail and the too old. */
+/** The rule written the plain way: sort newest first (then the greater id), drop the tail and the too old. */
 function reference(finished: Finished[], maxCount: number, cutoff: number): string[] {
   const newestFirst = [...finished].sort(
-    (a, b) => b.finishedMs - a.finishedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    (a, b) => b.finishedMs - a.finishedMs || (a.id > b.id ? -1 : a.id < b.id ? 1 : 0),
   );
   return newestFirst
     .filter((row, i) => i >= maxCount || row.finishedMs < cutoff)
@@ -24,14 +24,14 @@ function random(seed: number) {
 }
 
 describe("finishedToPurge", () => {
-  it("keeps the newest maxCount, ordering requests that finished in the same ms by id", () => {
+  it("keeps the newest maxCount; of requests that finished in the same ms, the greater ids (as fs and Postgres)", () => {
     const rows = [
       { id: "d", finishedMs: 30 },
       { id: "a", finishedMs: 10 },
       { id: "c", finishedMs: 20 },
       { id: "b", finishedMs: 20 },
     ];
-    expect(ids(finishedToPurge(rows, 2, Number.NEGATIVE_INFINITY))).toEqual(["a", "c"]);
+    expect(ids(finishedToPurge(rows, 2, Number.NEGATIVE_INFINITY))).toEqual(["a", "b"]);
     expect(ids(finishedToPurge(rows, 3, Number.NEGATIVE_INFINITY))).toEqual(["a"]);
     expect(ids(finishedToPurge(rows, 0, Number.NEGATIVE_INFINITY))).toEqual(["a", "b", "c", "d"]);
     expect(finishedToPurge(rows, 4, Number.NEGATIVE_INFINITY)).toEqual([]);

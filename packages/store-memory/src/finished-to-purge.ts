@@ -7,7 +7,8 @@ export interface Finished {
 
 /**
  * The finished requests a retention policy removes: every one beyond the newest `maxCount` (newest
- * by `finishedMs`, equal times by id ascending) and every one that finished before `cutoff`.
+ * by `finishedMs`, then the greater id, as the fs and Postgres stores rank them) and every one that
+ * finished before `cutoff`.
  *
  * Rather than sorting every finished request with a comparator, it sorts their times as numbers to
  * find the time of the `maxCount`-th newest; only requests that finished in that same millisecond are
@@ -37,7 +38,7 @@ export function finishedToPurge<T extends Finished>(
 
   const tied: T[] = [];
   for (const row of finished) if (row.finishedMs === threshold) tied.push(row);
-  tied.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  tied.sort((a, b) => (a.id > b.id ? -1 : a.id < b.id ? 1 : 0));
   const keptTies = new Set<T>(tied.slice(0, tiedKept));
 
   for (const row of finished) {

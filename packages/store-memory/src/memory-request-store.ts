@@ -50,6 +50,9 @@ const entryCopy = (entry: ActiveRequestEntry): ActiveRequestEntry => ({ ...entry
  * registry. Rows are also indexed by status (sets in the order rows entered the status), so that
  * `listByStatus` and retention read only the statuses they need and an update moves one entry.
  */
+/** Plain code-unit order (`<`), as the other stores compare ids and ISO times. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 export function createMemoryRequestStore(
   onListenerError: ListenerErrorHandler,
   /** Told of every request stored and removed, so an ephemeral session goes with its last request. */
@@ -139,7 +142,10 @@ export function createMemoryRequestStore(
         if (flowIds !== undefined && !flowIds.has(entry.flowId)) continue;
         out.push(entryCopy(entry));
       }
-      return out;
+      // Oldest first, as the other stores list them.
+      return out.sort(
+        (a, b) => compareText(a.startedAt, b.startedAt) || compareText(a.requestId, b.requestId),
+      );
     },
 
     async purgeFinished(policy: RetentionPolicy) {

@@ -139,5 +139,24 @@ export const requestCases = [
     await stores.requests.clearActive(a.requestId);
     await stores.requests.clearActive(uid("request"));
     expect(await stores.requests.listActive({ userId })).toEqual([b]);
+
+    // Oldest first, then by request id, whatever order they were marked in.
+    const lister = uid("user");
+    const at = (iso: string, requestId: string) => ({
+      ...entry("flow-a"),
+      userId: lister,
+      requestId,
+      startedAt: iso,
+    });
+    const late = at("2026-01-02T00:00:00.000Z", "r-a");
+    const earlyB = at("2026-01-01T00:00:00.000Z", "r-b");
+    const earlyC = at("2026-01-01T00:00:00.000Z", "r-c");
+    for (const marked of [late, earlyC, earlyB]) await stores.requests.markActive(marked);
+    expect((await stores.requests.listActive({ userId: lister })).map((e) => e.requestId)).toEqual([
+      "r-b",
+      "r-c",
+      "r-a",
+    ]);
+    for (const marked of [late, earlyB, earlyC]) await stores.requests.clearActive(marked.requestId);
   }),
 ] as const;

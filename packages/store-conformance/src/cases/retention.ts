@@ -1,7 +1,7 @@
 import { type RequestRecord, SHARED_BUCKET } from "@flowrt/core";
 import { expect } from "vitest";
 import { defineCase } from "../case.js";
-import { isoAt, requestRecord, sessionAddress, sessionRecord } from "../fixtures.js";
+import { isoAt, requestRecord, sessionAddress, sessionRecord, uid } from "../fixtures.js";
 
 const HOUR = 3_600_000;
 
@@ -84,6 +84,19 @@ export const retentionCases = [
       expect(await stores.requests.get(newer.id)).toEqual(newer);
       expect(await stores.requests.get(running.id)).toEqual(running);
       expect(await stores.requests.purgeFinished({ maxCount: 1, now })).toBe(0);
+
+      // Finished in the same millisecond: the greater id counts as the newer.
+      const same = isoAt(now, HOUR + 2000);
+      const tiedLow = requestRecord({ id: `${uid("tie")}-a`, status: "completed", completedAt: same });
+      const tiedHigh = requestRecord({
+        id: `${tiedLow.id.slice(0, -2)}-b`,
+        status: "completed",
+        completedAt: same,
+      });
+      for (const record of [tiedHigh, tiedLow]) await stores.requests.create(record);
+      expect(await stores.requests.purgeFinished({ maxCount: 1, now })).toBeGreaterThanOrEqual(1);
+      expect(await stores.requests.get(tiedHigh.id)).toEqual(tiedHigh);
+      expect(await stores.requests.get(tiedLow.id)).toBeNull();
     },
   ),
 

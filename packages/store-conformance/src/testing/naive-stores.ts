@@ -219,19 +219,35 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         active.delete(requestId);
       },
       async listActive(filter) {
+        const order = (a: ActiveRequestEntry, b: ActiveRequestEntry) =>
+          a.startedAt !== b.startedAt
+            ? a.startedAt < b.startedAt
+              ? -1
+              : 1
+            : a.requestId < b.requestId
+              ? -1
+              : a.requestId > b.requestId
+                ? 1
+                : 0;
         return copy(
-          [...active.values()].filter(
-            (e) =>
-              (filter.userId === undefined || e.userId === filter.userId) &&
-              (filter.flowIds === undefined || filter.flowIds.includes(e.flowId)),
-          ),
+          [...active.values()]
+            .filter(
+              (e) =>
+                (filter.userId === undefined || e.userId === filter.userId) &&
+                (filter.flowIds === undefined || filter.flowIds.includes(e.flowId)),
+            )
+            .sort(order),
         );
       },
       async purgeFinished(policy) {
         const now = policy.now ?? Date.now();
         const finished = [...requests.values()]
           .filter((r) => TERMINAL_REQUEST_STATUSES.includes(r.status))
-          .sort((a, b) => ((a.completedAt ?? "") < (b.completedAt ?? "") ? 1 : -1));
+          // Newest first; in one millisecond, the greater id first.
+          .sort((a, b) => {
+            const [x, y] = [a.completedAt ?? a.createdAt, b.completedAt ?? b.createdAt];
+            return x !== y ? (x < y ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+          });
         const doomed = finished.filter(
           (r, i) =>
             (policy.maxCount !== undefined && i >= policy.maxCount) ||

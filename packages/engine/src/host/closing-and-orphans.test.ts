@@ -3,7 +3,7 @@ import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it } from "vitest";
 import { createFlowHost } from "./flow-host.js";
 import { silentLogger } from "./logger.js";
-import { durableFlow } from "./testing/durable-flow.js";
+import { durableFlow, durableRequest, durableSession } from "./testing/durable-flow.js";
 import { headerCaller, settle } from "./testing/fixtures.js";
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -16,33 +16,18 @@ async function leftBehind(
   request: Partial<RequestRecord> & { id: string },
 ): Promise<void> {
   const now = new Date().toISOString();
-  if (!(await stores.sessions.get("s1"))) {
-    await stores.sessions.create({
-      id: "s1",
-      flowId: "durable",
-      flowKind: "durable",
-      userId: "worker",
-      rootSessionId: "s1",
-      metadata: {},
-      createdAt: now,
-    });
-  }
-  await stores.requests.create({
-    sessionId: "s1",
-    flowId: "durable",
-    flowKind: "durable",
-    action: "slow",
-    userId: "worker",
-    status: "running",
-    input: { label: request.id },
-    metadata: { origin: "action" },
-    durable: false,
-    version: 1,
-    createdAt: now,
-    startedAt: now,
-    claim: { hostId: "dead-host", until: Date.now() - 1 },
-    ...request,
-  });
+  if (!(await stores.sessions.get("s1"))) await stores.sessions.create(durableSession(now));
+  await stores.requests.create(
+    durableRequest(
+      {
+        status: "running",
+        startedAt: now,
+        claim: { hostId: "dead-host", until: Date.now() - 1 },
+        ...request,
+      },
+      now,
+    ),
+  );
   await stores.requests.markActive({
     requestId: request.id,
     sessionId: "s1",

@@ -7,7 +7,7 @@ import { createFsStores } from "@flowrt/store-fs";
 import { describe, expect, it } from "vitest";
 import { createFlowHost } from "./flow-host.js";
 import { silentLogger } from "./logger.js";
-import { durableFlow } from "./testing/durable-flow.js";
+import { durableFlow, durableRequest, durableSession } from "./testing/durable-flow.js";
 import { settle } from "./testing/fixtures.js";
 
 const CHILD = fileURLToPath(new URL("./testing/durable-child.ts", import.meta.url));
@@ -78,30 +78,10 @@ describe("durable work", () => {
     const dir = await mkdtemp(join(tmpdir(), "flowrt-durable-"));
     try {
       const first = createFsStores({ dir });
-      const now = new Date().toISOString();
-      await first.sessions.create({
-        id: "s1",
-        flowId: "durable",
-        flowKind: "durable",
-        userId: "worker",
-        rootSessionId: "s1",
-        metadata: {},
-        createdAt: now,
-      });
-      await first.requests.create({
-        id: "r-queued",
-        sessionId: "s1",
-        flowId: "durable",
-        flowKind: "durable",
-        action: "slow",
-        userId: "worker",
-        status: "queued",
-        input: { label: "q" },
-        metadata: { origin: "action" },
-        durable: true,
-        version: 1,
-        createdAt: now,
-      });
+      await first.sessions.create(durableSession());
+      await first.requests.create(
+        durableRequest({ id: "r-queued", status: "queued", input: { label: "q" }, durable: true }),
+      );
       await first.close();
 
       const stores = createFsStores({ dir });

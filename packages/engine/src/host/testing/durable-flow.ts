@@ -1,4 +1,4 @@
-import { defineFlow, handler } from "@flowrt/core";
+import { defineFlow, handler, type RequestRecord, type SessionRecord } from "@flowrt/core";
 import { z } from "zod";
 
 /**
@@ -24,3 +24,37 @@ export const durableFlow = defineFlow({
   session: { stateSchema: z.object({ attempts: z.number().default(0) }) },
   actions: { slow: { block: slowStep, durable: true } },
 });
+
+/** The session `s1` of `durableFlow`'s default user, as a host would have stored it. */
+export function durableSession(now = new Date().toISOString()): SessionRecord {
+  return {
+    id: "s1",
+    flowId: "durable",
+    flowKind: "durable",
+    userId: "worker",
+    rootSessionId: "s1",
+    metadata: {},
+    createdAt: now,
+  };
+}
+
+/** A `slow` request of `durableFlow` in session `s1`, queued unless `overrides` say otherwise. */
+export function durableRequest(
+  overrides: Partial<RequestRecord> & { id: string },
+  now = new Date().toISOString(),
+): RequestRecord {
+  return {
+    sessionId: "s1",
+    flowId: "durable",
+    flowKind: "durable",
+    action: "slow",
+    userId: "worker",
+    status: "queued",
+    input: { label: overrides.id },
+    metadata: { origin: "action" },
+    durable: false,
+    version: 1,
+    createdAt: now,
+    ...overrides,
+  };
+}

@@ -194,85 +194,77 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
     expect(await again.readContentRaw()).toBeNull();
   });
 
-  it("maxInstances with eviction lru counts content reads and writes as accesses", async () => {
-    const capped = defineResourceCollection({
+  /** A `c/*` collection capped at 2 that evicts by `eviction`. */
+  const cappedBy = (eviction: "lru" | "oldest") =>
+    defineResourceCollection({
       pattern: "c/*",
       scope: "session",
       stateSchema: schema,
       maxInstances: 2,
-      eviction: "lru",
+      eviction,
     });
-    const { h } = await open({ capped });
+
+  /**
+   * Runs each step at its own time (`from` s, then a second later each), so access and creation times are
+   * distinct and ordered.
+   */
+  async function atTicks(steps: Array<() => Promise<unknown>>, from = 1): Promise<void> {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
-      vi.setSystemTime(1000);
-      const a = await h.capped.create("a");
-      vi.setSystemTime(2000);
-      await h.capped.create("b");
-      vi.setSystemTime(3000);
-      await a.readContent(); // a is now the more recently used
-      vi.setSystemTime(4000);
-      await h.capped.create("c");
-      expect((await h.capped.list()).map((i: any) => i.path)).toEqual(["c/a", "c/c"]);
-      vi.setSystemTime(5000);
-      await a.writeContent("body"); // c is now the least recently used
-      vi.setSystemTime(6000);
-      await h.capped.create("d");
-      expect((await h.capped.list()).map((i: any) => i.path)).toEqual(["c/a", "c/d"]);
+      for (const [i, step] of steps.entries()) {
+        vi.setSystemTime(1000 * (from + i));
+        await step();
+      }
     } finally {
       vi.useRealTimers();
     }
+  }
+  const paths = async (handle: { list(): Promise<{ path: string }[]> }) =>
+    (await handle.list()).map((item) => item.path);
+
+  it("maxInstances with eviction lru counts content reads and writes as accesses", async () => {
+    const { h } = await open({ capped: cappedBy("lru") });
+    let a: any;
+    await atTicks([
+      async () => {
+        a = await h.capped.create("a");
+      },
+      () => h.capped.create("b"),
+      () => a.readContent(), // a is now the more recently used
+      () => h.capped.create("c"),
+    ]);
+    expect(await paths(h.capped)).toEqual(["c/a", "c/c"]);
+    await atTicks(
+      [
+        () => a.writeContent("body"), // c is now the least recently used
+        () => h.capped.create("d"),
+      ],
+      5,
+    );
+    expect(await paths(h.capped)).toEqual(["c/a", "c/d"]);
   });
 
   it("maxInstances with eviction oldest evicts the first created, announcing the delete", async () => {
-    const capped = defineResourceCollection({
-      pattern: "c/*",
-      scope: "session",
-      stateSchema: schema,
-      maxInstances: 2,
-      eviction: "oldest",
-    });
-    const { h, events } = await open({ capped });
-    vi.useFakeTimers({ toFake: ["Date"] });
-    try {
-      vi.setSystemTime(1000);
-      await h.capped.create("b");
-      vi.setSystemTime(2000);
-      await h.capped.create("a");
-      vi.setSystemTime(3000);
-      await (await h.capped.get("b")).incState({ n: 1 });
-      vi.setSystemTime(4000);
-      await h.capped.create("c");
-    } finally {
-      vi.useRealTimers();
-    }
-    expect((await h.capped.list()).map((i: any) => i.path)).toEqual(["c/a", "c/c"]);
+    const { h, events } = await open({ capped: cappedBy("oldest") });
+    await atTicks([
+      () => h.capped.create("b"),
+      () => h.capped.create("a"),
+      async () => (await h.capped.get("b")).incState({ n: 1 }),
+      () => h.capped.create("c"),
+    ]);
+    expect(await paths(h.capped)).toEqual(["c/a", "c/c"]);
     expect(events.filter((e) => e.data.change === "deleted").map((e) => e.data.topic)).toEqual(["c/b"]);
   });
 
   it("maxInstances with eviction lru evicts the least recently accessed", async () => {
-    const capped = defineResourceCollection({
-      pattern: "c/*",
-      scope: "session",
-      stateSchema: schema,
-      maxInstances: 2,
-      eviction: "lru",
-    });
-    const { h } = await open({ capped });
-    vi.useFakeTimers({ toFake: ["Date"] });
-    try {
-      vi.setSystemTime(1000);
-      await h.capped.create("a");
-      vi.setSystemTime(2000);
-      await h.capped.create("b");
-      vi.setSystemTime(3000);
-      await h.capped.get("a");
-      vi.setSystemTime(4000);
-      await h.capped.create("c");
-    } finally {
-      vi.useRealTimers();
-    }
-    expect((await h.capped.list()).map((i: any) => i.path)).toEqual(["c/a", "c/c"]);
+    const { h } = await open({ capped: cappedBy("lru") });
+    await atTicks([
+      () => h.capped.create("a"),
+      () => h.capped.create("b"),
+      () => h.capped.get("a"),
+      () => h.capped.create("c"),
+    ]);
+    expect(await paths(h.capped)).toEqual(["c/a", "c/c"]);
   });
 
   it("onInstanceCreated/Updated/Deleted hooks run with ctx.log and ctx.scopeType", async () => {

@@ -124,31 +124,28 @@ function invalidBody(what: string, status: number): FlowClientError {
 
 type Answer = { status: number; body: Record<string, unknown> };
 
-/**
- * The body of an answer that must carry each of `names` (as strings when `strings`), refused with its real
- * status otherwise.
- */
+/** The body of an answer each of whose `names` passes `present`, refused with the answer's real status otherwise. */
 async function carrying(
   answer: Promise<Answer>,
   names: string[],
-  strings: boolean,
+  present: (value: unknown) => boolean,
 ): Promise<Record<string, unknown>> {
   const { status, body } = await answer;
   for (const name of names) {
     const value = typeof body === "object" && body !== null ? body[name] : undefined;
-    if (strings ? typeof value !== "string" : value === undefined) throw invalidBody(`"${name}"`, status);
+    if (!present(value)) throw invalidBody(`"${name}"`, status);
   }
   return body;
 }
 
 /** Takes one field out of an answer, refusing an answer that lacks it. */
 async function field<T>(answer: Promise<Answer>, name: string): Promise<T> {
-  return (await carrying(answer, [name], false))[name] as T;
+  return (await carrying(answer, [name], (value) => value !== undefined))[name] as T;
 }
 
 /** An answer that must carry string `names` (an action's `{ requestId, sessionId }`), refused without them. */
 async function withIds<T>(answer: Promise<Answer>, ...names: string[]): Promise<T> {
-  return (await carrying(answer, names, true)) as T;
+  return (await carrying(answer, names, (value) => typeof value === "string")) as T;
 }
 
 function checkId(name: string, value: unknown): string {

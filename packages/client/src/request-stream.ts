@@ -120,6 +120,8 @@ export async function* streamRequestEvents(
   let lastSeq = seqOf(lastEventId) ?? 0;
   let serverRetry: number | undefined;
   let failures = 0;
+  /** Why a connection was given up: nothing came for `idleTimeoutMs`, while opening or while reading. */
+  const silence = () => new Error(`The event stream sent nothing for ${idleTimeoutMs} ms.`);
   try {
     for (;;) {
       let failure: unknown;
@@ -203,15 +205,13 @@ export async function* streamRequestEvents(
             }
           }
           parser.end();
-          failure = new Error(
-            idle
-              ? `The event stream sent nothing for ${idleTimeoutMs} ms.`
-              : "The event stream ended before the request's terminal event.",
-          );
+          failure = idle
+            ? silence()
+            : new Error("The event stream ended before the request's terminal event.");
         }
       } catch (error) {
         if (controller.signal.aborted) return undefined;
-        if (idle) failure = new Error(`The event stream sent nothing for ${idleTimeoutMs} ms.`);
+        if (idle) failure = silence();
         else if (isFlowClientError(error) && error.code !== "network-error") throw error;
         else failure = error;
       } finally {

@@ -1,7 +1,5 @@
 import { errorFromResponse, FlowClientError, isAbortError, networkError } from "./errors.js";
 
-/** The status each parsed JSON answer came with, for errors about its contents (`invalid-response`). */
-
 /** The part of `fetch` the client uses; pass any implementation (a test double, `undici`, a wrapped fetch). */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 

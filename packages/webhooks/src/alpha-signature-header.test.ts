@@ -4,8 +4,6 @@ import { randomText, seededRandom } from "./testing/seeded-random.js";
 
 /** The rule as first written (split, trim, slice); the single-pass parser must agree with it on every input. */
 function reference(value: string): { timestamp: string; signatures: string[] } | undefined {
-  // ", " is how a header sent twice arrives joined (Node, Headers): refused, never merged.
-  if (value.includes(", ")) return undefined;
   let timestamp: string | undefined;
   const signatures: string[] = [];
   for (const rawItem of value.split(",")) {
@@ -85,6 +83,11 @@ describe("parseAlphaSignatureHeader", () => {
         i % 2 === 0
           ? Array.from({ length: 2 + Math.floor(random() * 3) }, item).join(",")
           : randomText(random, loose, 12);
+      // ", " (a header sent twice, joined) is refused whatever the rest; the explicit test above covers it.
+      if (value.includes(", ")) {
+        expect(parse(value), JSON.stringify(value)).toBeUndefined();
+        continue;
+      }
       const expected = reference(value);
       if (expected !== undefined) wellFormed += 1;
       expect(parse(value), JSON.stringify(value)).toEqual(expected);

@@ -26,7 +26,6 @@ const mayBeSpace = (code: number) => code <= 0x20 || code >= 0xa0;
  * Runs on every delivery, so it walks the text by index and slices out only the timestamp.
  */
 export function parseAlphaSignatureHeader(value: string, scheme = "v1"): AlphaSignatureHeader | undefined {
-  if (value.includes(", ")) return undefined;
   let timestamp: string | undefined;
   let signatureStart = -1;
   let signatureEnd = -1;
@@ -57,6 +56,7 @@ export function parseAlphaSignatureHeader(value: string, scheme = "v1"): AlphaSi
     }
     if (end === value.length) break;
     start = end + 1;
+    if (value.charCodeAt(start) === 32 /* " " */) return undefined; // ", ": a header sent twice, joined
   }
   if (timestamp === undefined || signatureStart === -1) return undefined;
   return { timestamp, signatureStart, signatureEnd, more };

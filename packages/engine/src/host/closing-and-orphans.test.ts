@@ -68,6 +68,7 @@ describe("a closing host", () => {
     release();
     expect(await invoked).toMatchObject({ code: "host-not-started" });
     expect(await stores.requests.listByStatus(["queued", "running", "completed", "failed"])).toEqual([]);
+    expect((await stores.sessions.list({})).total).toBe(0);
   });
 
   it("lets a request already being stored start, and waits for it to finish", async () => {

@@ -481,7 +481,12 @@ export class FlowHost {
       block.inputSchema === undefined
         ? undefined
         : { value: await parseBlockInput(block, actionInput(input, block)) };
-    session ??= await this.sessions.create({ flow, principal, ...(parent ? { parent } : {}) });
+    // Checked again after the awaits above: a host that began closing meanwhile makes no session for a
+    // request its runner would refuse.
+    if (session === undefined) {
+      this.assertStarted();
+      session = await this.sessions.create({ flow, principal, ...(parent ? { parent } : {}) });
+    }
     const request = await this.runner.submit({
       flow,
       session,

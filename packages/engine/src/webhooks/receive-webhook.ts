@@ -131,6 +131,10 @@ export async function receiveWebhook(
   }
 
   const principal = await webhookPrincipal(host, flow, caller, binding);
+  // Checked again after the awaits above: a host that began closing meanwhile makes no session for a delivery
+  // its runner would refuse.
+  if (!host.started)
+    throw new FlowError("host-not-started", "The host is closed; webhook deliveries are refused.");
   // One literal per case: a member added afterwards would move the object's members out of line.
   const webhook: JsonObject =
     deliveryId === undefined ? { provider, eventType } : { provider, eventType, deliveryId };

@@ -160,7 +160,7 @@ export class CollectionRuntime implements ContentOwner {
   /** A read by the block: {@link find}, recording LRU access (only collections that evict by recency pay for it). */
   private async findTouched(path: string): Promise<ResourceInstance | null> {
     const found = await this.find(path);
-    if (found !== null && this.def.eviction === "lru") await this.store.touch(this.address, path);
+    if (found !== null) await this.accessed(path);
     return found;
   }
 
@@ -214,7 +214,7 @@ export class CollectionRuntime implements ContentOwner {
   ): Promise<R> {
     const record = await read(this.address, path);
     if (record === null) throw this.missing(path);
-    if (this.def.eviction === "lru") await this.store.touch(this.address, path);
+    await this.accessed(path);
     return record;
   }
 
@@ -493,11 +493,8 @@ export class CollectionRuntime implements ContentOwner {
    * inherit.
    */
   async writeContent(instance: ResourceInstance, content: string): Promise<void> {
-    const { path } = instance;
-    assertContent(path, content);
-    if ((await this.store.getState(this.address, path)) === null) throw this.missing(path);
-    await this.accessed(path);
-    return this.writeContentAt(path, content, true);
+    await this.readRecord(instance.path); // live, or `instance-not-found`; an access for `lru`
+    return this.writeContentAt(instance.path, content, true);
   }
 
   private async accessed(path: string): Promise<void> {

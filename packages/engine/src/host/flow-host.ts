@@ -195,24 +195,16 @@ export class FlowHost {
     envelope: Partial<PrincipalResolutionContext["envelope"]> = {},
     bodyIdentity?: BodyIdentity,
   ): Promise<PrincipalOutcome> {
-    if (caller.principal) {
+    // An asserted principal, or no resolver: answered without one, synchronously. Without a resolver nothing
+    // reads a resolution context, so none is built (every webhook delivery and development-mode call would
+    // otherwise pay for one).
+    if (caller.principal || !this.hasResolver(flow)) {
       try {
-        return Promise.resolve({
-          principal: assertedPrincipal(flow.definition, caller.principal),
-          authenticated: true,
-        });
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    // Without a resolver nothing reads a resolution context, so none is built (every webhook delivery and
-    // development-mode call would otherwise pay for one).
-    if (!this.hasResolver(flow)) {
-      try {
-        return Promise.resolve({
-          principal: principalWithoutResolver(flow.definition, bodyIdentity),
-          authenticated: false,
-        });
+        return Promise.resolve(
+          caller.principal
+            ? { principal: assertedPrincipal(flow.definition, caller.principal), authenticated: true }
+            : { principal: principalWithoutResolver(flow.definition, bodyIdentity), authenticated: false },
+        );
       } catch (error) {
         return Promise.reject(error);
       }

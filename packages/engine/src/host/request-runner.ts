@@ -520,10 +520,11 @@ export class RequestRunner {
         claim: null,
       });
       if (!result.ok) continue;
-      this.runs.get(requestId)?.abort.abort();
-      // Out of the active registry before the terminal event (as a runner's own finish does), also when the
-      // run is on another host, or on none (its host died): nobody else may be left to clear it.
-      await stores.requests.clearActive(requestId);
+      const local = this.runs.get(requestId);
+      local?.abort.abort();
+      // A run here leaves the active registry in its own finish. One on another host, or on none (its host
+      // died), may have nobody left to: cleared here, before the terminal event, as a finish would.
+      if (local === undefined) await stores.requests.clearActive(requestId);
       await this.emit(requestId, "request.aborted", {});
       return { ...current, status: "aborted", error, completedAt, claim: undefined, version: result.version };
     }

@@ -153,7 +153,7 @@ export async function receiveWebhook(
       eventType,
       error: describeError(error),
     });
-    const own = await host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
+    const own = await ephemeralSession(host, flow, principal);
     const failed = await host.requests.persistFailed(
       webhookRequest(flow, own, principal, binding, webhook),
       error,
@@ -237,6 +237,15 @@ async function webhookPrincipal(
   return (await host.principalFor(flow, webhookCaller, { action })).principal;
 }
 
+/** A delivery's own session, stored with `ephemeral: true` so that retention removes it with its request. */
+function ephemeralSession(
+  host: FlowHost,
+  flow: RegisteredFlow,
+  principal: Principal,
+): Promise<SessionRecord> {
+  return host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
+}
+
 /** A fresh ephemeral session, or the named one found or created and bound to the delivery's principal. */
 async function ensureSession(
   host: FlowHost,
@@ -247,7 +256,7 @@ async function ensureSession(
 ): Promise<SessionRecord> {
   const sessionId = binding.sessionId ? await binding.sessionId(event) : undefined;
   if (sessionId === undefined || sessionId === null) {
-    return host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
+    return ephemeralSession(host, flow, principal);
   }
   let session = await host.stores.sessions.get(sessionId);
   if (!session) {

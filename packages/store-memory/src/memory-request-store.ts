@@ -45,14 +45,14 @@ function copyEntry(entry: ActiveRequestEntry): ActiveRequestEntry {
 /** Active entries hold only strings, so a spread is a full copy. */
 const entryCopy = (entry: ActiveRequestEntry): ActiveRequestEntry => ({ ...entry });
 
+/** Plain code-unit order (`<`), as the other stores compare ids and ISO times. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * Requests (one {@link RequestRow} each), their event logs ({@link MemoryEventLog}) and the active
  * registry. Rows are also indexed by status (sets in the order rows entered the status), so that
  * `listByStatus` and retention read only the statuses they need and an update moves one entry.
  */
-/** Plain code-unit order (`<`), as the other stores compare ids and ISO times. */
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 export function createMemoryRequestStore(
   onListenerError: ListenerErrorHandler,
   /** Told of every request stored and removed, so an ephemeral session goes with its last request. */

@@ -100,7 +100,6 @@ function checkedQueryable(target: Queryable): Queryable {
   };
 }
 
-/** Wraps a driver so that every statement is checked ({@link checkParams}) and its errors classified. */
 /** What every call on closed stores gets (503, not worth retrying on them). */
 export function closedError(): FlowError {
   return new FlowError("store-error", "store-postgres: these stores were closed; create new ones.", {
@@ -108,6 +107,7 @@ export function closedError(): FlowError {
   });
 }
 
+/** Wraps a driver so that every statement is checked ({@link checkParams}) and its errors classified. */
 export function checkedDriver(driver: PostgresDriver): PostgresDriver {
   const checked = checkedQueryable(driver);
   // After close() nothing reaches the database, whether the pool was ours (ended) or the application's

@@ -78,8 +78,6 @@ export function checkAccessorCollisions(flowKind: string, declarations: readonly
   }
 }
 
-/** What decides where the runtime stores a flow's user- and org-scope resources. */
-
 /**
  * The storage a declaration's keys live in, within one flow and one session (the engine's `resourceAddress`
  * uses the same {@link inFlowBucket} rule). Session scope is one space: a `sharedToLineage` resource resolves to the lineage's

@@ -30,6 +30,8 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   "unguarded-request-update": ["requests/update-cas", "concurrency/record-races"],
   "purge-keeps-events": ["retention/max-age"],
   "purge-keeps-active": ["retention/max-age"],
+  "unordered-active": ["requests/active-registry"],
+  "purge-ties-by-lesser-id": ["retention/max-count"],
   "keeps-ephemeral-sessions": ["retention/ephemeral-sessions"],
   "unsubscribe-does-nothing": ["events/subscribe"],
   "counts-tombstones": ["resources/tombstone", "resources/list-paging", "resources/list-leaf-paging"],

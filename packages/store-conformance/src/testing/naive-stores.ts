@@ -32,6 +32,8 @@ export type NaiveStoreFlaw =
   | "unguarded-request-update"
   | "purge-keeps-events"
   | "purge-keeps-active"
+  | "unordered-active"
+  | "purge-ties-by-lesser-id"
   | "unsubscribe-does-nothing"
   | "counts-tombstones"
   | "ignores-leaf"
@@ -236,7 +238,7 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
                 (filter.userId === undefined || e.userId === filter.userId) &&
                 (filter.flowIds === undefined || filter.flowIds.includes(e.flowId)),
             )
-            .sort(order),
+            .sort(flaw === "unordered-active" ? () => 0 : order),
         );
       },
       async purgeFinished(policy) {
@@ -246,7 +248,8 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
           // Newest first; in one millisecond, the greater id first.
           .sort((a, b) => {
             const [x, y] = [a.completedAt ?? a.createdAt, b.completedAt ?? b.createdAt];
-            return x !== y ? (x < y ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+            const byId = a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+            return x !== y ? (x < y ? 1 : -1) : flaw === "purge-ties-by-lesser-id" ? -byId : byId;
           });
         const doomed = finished.filter(
           (r, i) =>

@@ -8,7 +8,7 @@ export {
   type TokenBudget,
 } from "./blocks/index.js";
 export { createFlowHost, DEFAULT_BASE_PATH, FlowHost } from "./host/flow-host.js";
-export type { SourcedInboundRoute } from "./host/inbound-routes.js";
+export { inboundRouteLabel, type SourcedInboundRoute } from "./host/inbound-routes.js";
 export { defaultLogger, describeError, type HostLogger, silentLogger } from "./host/logger.js";
 export { ANONYMOUS_USER_ID, type PrincipalOutcome, resolvePrincipal } from "./host/principal.js";
 export { FlowRegistry, type RegisteredFlow } from "./host/registry.js";

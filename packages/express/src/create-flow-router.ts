@@ -71,8 +71,8 @@ class ExpressHttpRequest implements HttpRequest {
  * raw body itself for every content type (no `express.json()` needed), hands the request to the engine's
  * transport-neutral handler and writes back what the engine answers, event streams included.
  *
- * Beside the API it mounts the routes of the host's custom inbound adapters (`host.inboundRoutes()`, read
- * once, here): each on its method and its `path`, matched with Express route syntax (`/hooks/:team`) against
+ * Beside the API it mounts the routes of the host's custom inbound adapters (`host.inboundRoutes()`, bound
+ * once per host by the host, which also checks their shape): each on its method and its `path`, matched with Express route syntax (`/hooks/:team`) against
  * the full request path where the router is mounted, not relative to `basePath`, and ahead of the API. A
  * route's handler gets a WHATWG `Request` and its `Response` is written back, streamed. A route with a
  * method Express cannot serve, or a path that is not a valid route path, throws here.

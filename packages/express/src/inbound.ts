@@ -1,6 +1,6 @@
 import { METHODS, type ServerResponse } from "node:http";
 import { DefinitionError } from "@flowrt/core";
-import type { SourcedInboundRoute } from "@flowrt/engine";
+import { inboundRouteLabel, type SourcedInboundRoute } from "@flowrt/engine";
 import type { Request as ExpressRequest } from "express";
 import { write } from "./send-response.js";
 
@@ -10,9 +10,7 @@ import { write } from "./send-response.js";
  */
 const EXPRESS_METHODS = new Set(METHODS);
 
-function label(route: SourcedInboundRoute): string {
-  return `Inbound route ${route.method} ${route.path} of adapter "${route.source}"`;
-}
+const label = (route: SourcedInboundRoute) => inboundRouteLabel(route.source, route);
 
 /**
  * The route's method as Express's router names it (lower case). The host checked the route's shape

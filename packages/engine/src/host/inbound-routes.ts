@@ -9,7 +9,8 @@ const METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Methods a WHATWG `Request` cannot carry (Fetch: forbidden methods), so no handler could receive them. */
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 
-function label(source: string, route: Partial<InboundRoute>): string {
+/** How refusals name a route: `Inbound route POST /hooks/x of adapter "slack"` (for transports too). */
+export function inboundRouteLabel(source: string, route: Partial<InboundRoute>): string {
   return `Inbound route ${String(route.method)} ${String(route.path)} of adapter "${source}"`;
 }
 
@@ -18,7 +19,7 @@ function checkRoute(source: string, route: unknown): SourcedInboundRoute {
     throw new DefinitionError(`Inbound adapter "${source}" returned a route that is not an object.`);
   }
   const { method, path, handler } = route as Partial<InboundRoute>;
-  const where = label(source, route as Partial<InboundRoute>);
+  const where = inboundRouteLabel(source, route as Partial<InboundRoute>);
   if (typeof handler !== "function") throw new DefinitionError(`${where}: handler must be a function.`);
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new DefinitionError(
@@ -72,7 +73,7 @@ export function bindInboundRoutes<THost>(adapters: unknown, host: THost): Source
       const other = claimed.get(key);
       if (other !== undefined) {
         throw new DefinitionError(
-          `${label(source, route)}: adapter "${other}" already declares ${key}; only one route can serve it.`,
+          `${inboundRouteLabel(source, route)}: adapter "${other}" already declares ${key}; only one route can serve it.`,
         );
       }
       claimed.set(key, source);

@@ -296,7 +296,6 @@ function refusal(name: string, method: string, reason: string): FlowError {
  */
 export function acceptState(name: string, method: string, data: unknown): JsonObject {
   if (!isPlainObject(data)) throw refusal(name, method, "the schema did not produce a JSON object");
-  const bad = findNonJson(data);
-  if (bad) throw refusal(name, method, `field "${bad.path}" holds ${bad.found}, which is not JSON`);
+  refuseNonJson(name, method, data);
   return cloneJson(data as JsonObject);
 }

@@ -83,7 +83,7 @@ describe("createHs256JwtVerifier", () => {
       `${head}=.${body}.${signature}`,
       `${head}.${body}`,
       `${head}.${body}.${signature}.x`,
-    ].filter((variant) => variant !== good);
+    ];
     for (const variant of variants) expect(await verify(variant), JSON.stringify(variant)).toBeNull();
   });
 

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { createFlowHost, type FlowHost } from "./flow-host.js";
 import { silentLogger } from "./logger.js";
 import { headerCaller, settle, storeFactories, useHost, withHost } from "./testing/fixtures.js";
-import type { InboundAdapter } from "./types.js";
+import type { DispatchOptions, InboundAdapter } from "./types.js";
 
 const seen: PrincipalResolutionContext[] = [];
 
@@ -58,6 +58,17 @@ describe.each(storeFactories)(
   (factory) => {
     const env = useHost(factory, () => ({ flows: [chat] }));
     let host: FlowHost;
+    /** An agent's fire-and-forget dispatch of `visit` as `principal`; `extra` names a parent or an emitter. */
+    const visit = (principal: unknown, extra: Partial<DispatchOptions> = {}) =>
+      host.dispatch({
+        source: "agent",
+        flowKind: "chat",
+        action: "visit",
+        input: null,
+        principal: principal as DispatchOptions["principal"],
+        responseEmitter: null,
+        ...extra,
+      });
     beforeEach(() => {
       seen.length = 0;
       release = undefined;
@@ -104,25 +115,9 @@ describe.each(storeFactories)(
 
     it("sessions dispatched beneath a conversation record their parent and root, at any depth", async () => {
       const root = await host.createSession("chat", headerCaller("u1"));
-      const child = await host.dispatch({
-        source: "agent",
-        flowKind: "chat",
-        action: "visit",
-        input: null,
-        principal: { userId: "u1" },
-        parentSessionId: root.id,
-        responseEmitter: null,
-      });
+      const child = await visit({ userId: "u1" }, { parentSessionId: root.id });
       await settle(host, child.requestId);
-      const grandchild = await host.dispatch({
-        source: "agent",
-        flowKind: "chat",
-        action: "visit",
-        input: null,
-        principal: { userId: "u1" },
-        parentSessionId: child.sessionId,
-        responseEmitter: null,
-      });
+      const grandchild = await visit({ userId: "u1" }, { parentSessionId: child.sessionId });
       const { record } = await settle(host, grandchild.requestId);
       // sharedToLineage: one identity of the resource across the whole lineage.
       expect(record.output).toEqual({ visits: 2, user: "u1" });
@@ -140,17 +135,9 @@ describe.each(storeFactories)(
     it("a child cannot be dispatched beneath another user's conversation", async () => {
       const root = await host.createSession("chat", headerCaller("u1"));
       const before = (await host.stores.sessions.list({})).total;
-      await expect(
-        host.dispatch({
-          source: "agent",
-          flowKind: "chat",
-          action: "visit",
-          input: null,
-          principal: { userId: "u2" },
-          parentSessionId: root.id,
-          responseEmitter: null,
-        }),
-      ).rejects.toMatchObject({ code: "user-binding-mismatch" });
+      await expect(visit({ userId: "u2" }, { parentSessionId: root.id })).rejects.toMatchObject({
+        code: "user-binding-mismatch",
+      });
       expect((await host.stores.sessions.list({ userId: "u2" })).total).toBe(0);
       expect((await host.stores.sessions.list({})).total).toBe(before);
     });
@@ -162,15 +149,7 @@ describe.each(storeFactories)(
       });
       const before = (await host.stores.sessions.list({})).total;
       await expect(
-        host.dispatch({
-          source: "agent",
-          flowKind: "chat",
-          action: "visit",
-          input: null,
-          principal: { userId: "u1", tenantId: "t2" },
-          parentSessionId: root.id,
-          responseEmitter: null,
-        }),
+        visit({ userId: "u1", tenantId: "t2" }, { parentSessionId: root.id }),
       ).rejects.toMatchObject({ code: "forbidden" });
       expect((await host.stores.sessions.list({})).total).toBe(before);
     });
@@ -178,42 +157,22 @@ describe.each(storeFactories)(
     it("an asserted principal is held to the resolver's rules: only non-empty string ids count, no user is 401", async () => {
       const before = (await host.stores.sessions.list({})).total;
       for (const principal of [{}, { userId: "" }, { userId: 42 }, { userId: ["a", "b"] }, { orgId: "o1" }]) {
-        await expect(
-          host.dispatch({
-            source: "agent",
-            flowKind: "chat",
-            action: "visit",
-            input: null,
-            principal: principal as never,
-            responseEmitter: null,
-          }),
-          JSON.stringify(principal),
-        ).rejects.toMatchObject({ code: "unauthorized" });
+        await expect(visit(principal), JSON.stringify(principal)).rejects.toMatchObject({
+          code: "unauthorized",
+        });
       }
       expect((await host.stores.sessions.list({})).total).toBe(before);
       // Fields that are not non-empty strings are dropped, as from a resolver.
-      const { done } = await host.dispatch({
-        source: "agent",
-        flowKind: "chat",
-        action: "visit",
-        input: null,
-        principal: { userId: "svc", orgId: "" } as never,
-        responseEmitter: () => {},
-      });
+      const { done } = await visit({ userId: "svc", orgId: "" }, { responseEmitter: () => {} });
       expect((await done).orgId).toBeUndefined();
     });
 
     it("a parent bound to no tenant lists a child bound to one only to a caller who owns that child", async () => {
       const root = await host.createSession("chat", { source: "test", principal: { userId: "u1" } });
-      const { sessionId: childId, done } = await host.dispatch({
-        source: "agent",
-        flowKind: "chat",
-        action: "visit",
-        input: null,
-        principal: { userId: "u1", tenantId: "tX" },
-        parentSessionId: root.id,
-        responseEmitter: () => {},
-      });
+      const { sessionId: childId, done } = await visit(
+        { userId: "u1", tenantId: "tX" },
+        { parentSessionId: root.id, responseEmitter: () => {} },
+      );
       await done;
       const listedTo = async (tenantId?: string) =>
         (

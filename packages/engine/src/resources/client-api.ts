@@ -121,7 +121,8 @@ export function parsePagination(query: ListQuery): { limit: number; offset: numb
 /** A registered flow's declarations are frozen: their client-visible subset is computed once per map. */
 const visibleByDeclarations = new WeakMap<object, Readonly<Record<string, AnyResourceDefinition>>>();
 
-function visibleResources(
+/** The declarations with a `client` config (rule 1: the others are invisible to clients). */
+export function visibleResources(
   declarations: Readonly<Record<string, AnyResourceDefinition>>,
 ): Readonly<Record<string, AnyResourceDefinition>> {
   const frozen = Object.isFrozen(declarations);
@@ -145,7 +146,7 @@ export function createClientResourceApi(
   ctx: ResourceRuntimeContext,
   declarations: Readonly<Record<string, AnyResourceDefinition>>,
 ): ClientResourceApi {
-  return new ClientResources(ctx, visibleResources(declarations));
+  return new ClientResources(ctx, visibleResources(declarations), declarations);
 }
 
 const need = (ok: boolean, ref: string, operation: string, flag: string): void => {
@@ -159,21 +160,28 @@ const need = (ok: boolean, ref: string, operation: string, flag: string): void =
 class ClientResources implements ClientResourceApi, TemplateSource {
   private readonly ctx: ResourceRuntimeContext;
   private readonly visible: Readonly<Record<string, AnyResourceDefinition>>;
+  /** Every declaration of the flow: a template resource need not be visible to clients to render one that is. */
+  private readonly declarations: Readonly<Record<string, AnyResourceDefinition>>;
   /** The runtime of the resource a call names (a call names one; a second name builds a second). */
   private named: { ref: string; runtime: ResourceRuntime | FlowError } | undefined;
-  /** A scope of every visible resource, made only when content rendering looks a template up. */
+  /** A scope of every declared resource, made only when content rendering looks a template up. */
   private templateScope: TemplateSource | undefined;
 
-  constructor(ctx: ResourceRuntimeContext, visible: Readonly<Record<string, AnyResourceDefinition>>) {
+  constructor(
+    ctx: ResourceRuntimeContext,
+    visible: Readonly<Record<string, AnyResourceDefinition>>,
+    declarations: Readonly<Record<string, AnyResourceDefinition>>,
+  ) {
     this.ctx = ctx;
     this.visible = visible;
+    this.declarations = declarations;
   }
 
   templateText(
     ref: Parameters<TemplateSource["templateText"]>[0],
     requester: string,
   ): Promise<string | null> {
-    this.templateScope ??= createResourceScope(this.ctx, this.visible);
+    this.templateScope ??= createResourceScope(this.ctx, this.declarations);
     return this.templateScope.templateText(ref, requester);
   }
 

@@ -150,6 +150,56 @@ describe.each(STORE_FACTORIES)("snapshot ($name store)", (factory) => {
     );
   });
 
+  it("a client-visible resource rendered through a contentTemplateRef to a hidden resource serves the live template in the snapshot, content reads and collection items", async () => {
+    // The template is private (no client config) and named apart from its accessor: clients see only what it
+    // renders, and the rendering reads its current content, not its initial one.
+    const template = defineResource({
+      name: "tplStored",
+      scope: "session",
+      content: "<system>V1 {{ title }}</system>",
+    });
+    const card = defineResource({
+      scope: "session",
+      stateSchema: schema,
+      contentTemplateRef: template,
+      client: { content: { read: true, prefetch: true } },
+    });
+    const byName = defineResource({
+      scope: "session",
+      stateSchema: schema,
+      contentTemplateRef: "template",
+      client: { content: { read: true } },
+    });
+    const docs = defineResourceCollection({
+      pattern: "d/*",
+      scope: "session",
+      stateSchema: schema,
+      contentTemplateRef: template,
+      client: { content: { read: true } },
+    });
+    const all = { template, card, byName, docs };
+    const writer = makeContext(stores);
+    const scope = createResourceScope(writer.ctx, all);
+    await scope.load();
+    const h = scope.handles as Record<string, any>;
+    await h.template.writeContent("<system>V2 {{ title }}</system>");
+    await h.card.patchState({ title: "Ada" });
+    await h.docs.create("x", { title: "Bo" });
+
+    const reader = makeContext(stores, { noRequest: true });
+    const snapshot = await buildSnapshot(reader.ctx, all);
+    expect(snapshot.resources.session).toEqual({
+      card: { content: "<system>V2 Ada</system>" },
+      byName: {},
+      docs: { count: 1 },
+    });
+    const api = createClientResourceApi(reader.ctx, all);
+    expect(await api.readContent("card")).toEqual({ content: "<system>V2 Ada</system>" });
+    expect(await api.readContent("byName")).toEqual({ content: "<system>V2 </system>" });
+    expect(await api.readItemContent("docs", "x")).toEqual({ content: "<system>V2 Bo</system>" });
+    await expect(api.readContent("template")).rejects.toMatchObject({ code: "resource-not-found" });
+  });
+
   it("org-scope resources are left out on a session without an org", async () => {
     const snapshot = await buildSnapshot(
       makeContext(stores, { session: { orgId: undefined } }).ctx,

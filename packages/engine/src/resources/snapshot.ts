@@ -1,12 +1,12 @@
 import {
   type AnyResourceDefinition,
   clientPermissions,
-  hasClientConfig,
   type JsonObject,
   type JsonValue,
   projectionOf,
   type ScopeKind,
 } from "@flowrt/core";
+import { visibleResources } from "./client-api.js";
 import { CollectionRuntime } from "./collection.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { clientDataOf, projectScopeState } from "./events.js";
@@ -48,10 +48,9 @@ export async function buildSnapshot(
   ctx: ResourceRuntimeContext,
   declarations: Readonly<Record<string, AnyResourceDefinition>>,
 ): Promise<Snapshot> {
-  const visible: Record<string, AnyResourceDefinition> = {};
-  for (const [accessor, def] of Object.entries(declarations))
-    if (hasClientConfig(def)) visible[accessor] = def;
-  const scope = createResourceScope(ctx, visible);
+  // The scope holds every declaration (a visible resource's template may be a hidden one); entries are made
+  // for the visible ones only.
+  const scope = createResourceScope(ctx, declarations);
   const snapshot: Snapshot = { clientData: {}, resources: {} };
 
   const scopeKinds: ScopeKind[] = ["session", "user", "org"];
@@ -65,9 +64,8 @@ export async function buildSnapshot(
   );
 
   const entries = await Promise.all(
-    scope
-      .accessors()
-      .map(async (accessor): Promise<[AnyResourceDefinition, string, SnapshotEntry] | null> => {
+    Object.keys(visibleResources(declarations)).map(
+      async (accessor): Promise<[AnyResourceDefinition, string, SnapshotEntry] | null> => {
         const runtime = scope.runtime(accessor);
         if (runtime === undefined) return null;
         if (runtime instanceof ExternalCollectionRuntime) return [runtime.def, accessor, {}];
@@ -76,7 +74,8 @@ export async function buildSnapshot(
         if (runtime instanceof CollectionRuntime)
           return [runtime.def, accessor, await collectionEntry(ctx, accessor, runtime)];
         return null;
-      }),
+      },
+    ),
   );
   for (const entry of entries) {
     if (entry === null) continue;

@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
   type AnyBlock,
+  type AnyResourceDefinition,
   type BlockContext,
   type BlockLogger,
   FlowError,
+  isSingleResourceDefinition,
   type JsonObject,
   type Principal,
   type ReactionDefinition,
@@ -22,11 +24,27 @@ import type { ScopeStateHandle } from "../resources/scope-state.js";
 import type { FlowHost } from "./flow-host.js";
 import type { HostLogger } from "./logger.js";
 import { principalOfRecord } from "./principal.js";
-import type { RegisteredFlow } from "./registry.js";
+import { blockResources, type RegisteredFlow } from "./registry.js";
 import type { ClaimedRun, PreparedRun } from "./request-runner.js";
 
 /** The reactions running in the current async context: a change made by one of them does not run it again. */
 const runningReactions = new AsyncLocalStorage<ReadonlySet<ReactionDefinition>>();
+
+/** Every resource an action's block tree declares, by its root block (computed once per action). */
+const resourcesByTree = new WeakMap<AnyBlock, Readonly<Record<string, AnyResourceDefinition>>>();
+
+function treeResources(root: AnyBlock): Readonly<Record<string, AnyResourceDefinition>> {
+  let found = resourcesByTree.get(root);
+  if (found === undefined) {
+    found = Object.freeze(blockResources(root));
+    resourcesByTree.set(root, found);
+  }
+  return found;
+}
+
+function isLazySingle(def: AnyResourceDefinition): boolean {
+  return isSingleResourceDefinition(def) && def.prefetchMode === "lazy";
+}
 
 /** A logger that stamps every line with the request it belongs to. */
 export function requestLogger(logger: HostLogger, fields: Record<string, unknown>): BlockLogger {
@@ -120,6 +138,8 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
   private logger: BlockLogger | undefined;
   private emitter: ((event: { type: string; data?: JsonObject }) => Promise<void>) | undefined;
   private tools: Record<string, unknown> | undefined;
+  /** Lazy single resources of the action's tree not loaded yet; set when the action's block dispatches. */
+  private waitingLazy: Set<string> | undefined;
   /** The block's input until {@link execute} hands it to the block. */
   private input: { value: unknown; parsed: boolean } | undefined;
 
@@ -214,12 +234,31 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
     return this.run.emit(type, data) as Promise<void>;
   }
 
+  /**
+   * Loads what a block's dispatch loads. The action's own block (dispatched first) declares the resources of
+   * the whole tree beneath it and loads them, as the action starts; a `lazy` single resource waits for the
+   * dispatch of a block that declares it. A block outside the tree (a reaction's) declares and loads its own.
+   */
   loadBlockResources(block: AnyBlock): Promise<void> | undefined {
+    if (this.waitingLazy === undefined && block === this.run.block) return this.loadActionResources(block);
     const declared = Object.keys(block.resources);
     if (declared.length === 0) return undefined;
-    const fresh = declared.filter((accessor) => this.scope.definition(accessor) === undefined);
+    const due = declared.filter(
+      (accessor) => this.scope.definition(accessor) === undefined || this.waitingLazy?.delete(accessor),
+    );
     this.scope.declare(block.resources);
-    return this.scope.load(fresh);
+    return this.scope.load(due);
+  }
+
+  private loadActionResources(root: AnyBlock): Promise<void> | undefined {
+    const tree = treeResources(root);
+    const fresh = Object.keys(tree).filter((accessor) => this.scope.definition(accessor) === undefined);
+    this.waitingLazy = new Set(
+      fresh.filter((accessor) => isLazySingle(tree[accessor]!) && !Object.hasOwn(root.resources, accessor)),
+    );
+    if (fresh.length === 0) return undefined;
+    this.scope.declare(tree);
+    return this.scope.load(fresh.filter((accessor) => !this.waitingLazy!.has(accessor)));
   }
 
   contentTools(): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { defineFlow, defineResource, type FlowStores, handler, sequencer } from "@flowrt/core";
+import { defineFlow, defineResource, type FlowStores, handler, router, sequencer } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { headerCaller, settle, withHost } from "../host/testing/fixtures.js";
@@ -75,6 +75,73 @@ describe("a block that declares an accessor the flow declares", () => {
       const manifest = await host.manifest(session.id);
       expect(manifest.resources).toEqual([
         expect.objectContaining({ ref: "doc", kind: "single", client: { content: { read: true } } }),
+      ]);
+    });
+  });
+});
+
+// Specification, loading semantics 1: "action-level resources (declared inside a dispatched action's block tree)
+// load when that action runs … A `lazy` single resource loads when the block declaring it dispatches."
+describe("when action-level resources load", () => {
+  const state = z.object({ v: z.number().default(0) });
+  const early = defineResource({ scope: "session", stateSchema: state });
+  const branch = defineResource({ scope: "session", stateSchema: state });
+  const late = defineResource({ scope: "session", stateSchema: state, prefetchMode: "lazy" });
+  const trace: string[] = [];
+  const mark = (name: string) =>
+    handler({
+      name,
+      execute: async () => {
+        trace.push(`run ${name}`);
+        return {};
+      },
+    });
+  const usesEarly = handler({
+    name: "usesEarly",
+    resources: { early },
+    execute: async () => trace.push("run usesEarly"),
+  });
+  const usesLate = handler({
+    name: "usesLate",
+    resources: { late },
+    execute: async () => trace.push("run usesLate"),
+  });
+  const untaken = handler({ name: "untaken", resources: { branch }, execute: async () => 0 });
+  const flow = defineFlow({
+    kind: "loading",
+    authentication: { requireUser: false, defaultUserId: "u1" },
+    actions: {
+      go: sequencer({
+        name: "go",
+        steps: [
+          mark("first"),
+          usesEarly,
+          mark("between"),
+          usesLate,
+          router({ name: "pick", routes: { taken: mark("taken"), other: untaken }, select: () => "taken" }),
+        ],
+      }),
+    },
+  });
+
+  it("eager ones (even in a branch not taken) when the action starts; a lazy single when its block dispatches", async () => {
+    await withHost({ flows: [flow] }, async (host, stores) => {
+      const getState = stores.resources.getState.bind(stores.resources);
+      stores.resources.getState = (address, key) => {
+        trace.push(`load ${key}`);
+        return getState(address, key);
+      };
+      const { request } = await host.invoke("loading", "go", headerCaller(), {});
+      expect((await settle(host, request.id)).record.status).toBe("completed");
+      expect(trace).toEqual([
+        "load early",
+        "load branch",
+        "run first",
+        "run usesEarly",
+        "run between",
+        "load late",
+        "run usesLate",
+        "run taken",
       ]);
     });
   });

@@ -13,6 +13,7 @@ import {
 } from "@flowrt/core";
 import { executeBlock } from "../blocks/execute-block.js";
 import { type BlockRun, createTokenBudget, runAction, type TokenBudget } from "../blocks/index.js";
+import { jsonRefusal } from "../blocks/json-data.js";
 import { isEngineEventType } from "../requests/event-types.js";
 import {
   createContentTools,
@@ -44,6 +45,16 @@ function treeResources(root: AnyBlock): Readonly<Record<string, AnyResourceDefin
 
 function isLazySingle(def: AnyResourceDefinition): boolean {
   return isSingleResourceDefinition(def) && def.prefetchMode === "lazy";
+}
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** A plain object (not an array, not a class instance) that JSON can hold. */
+function isJsonObject(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return jsonRefusal(value, "input") === undefined;
 }
 
 /** A logger that stamps every line with the request it belongs to. */
@@ -174,12 +185,21 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
    * `text.delta`, …) is refused with `reserved-event-type` and nothing is appended.
    */
   private emitOwn(event: { type: string; data?: JsonObject }): Promise<void> {
-    const { type } = event;
-    if (typeof type !== "string" || type === "") {
+    const { type, data } = event;
+    // A line break in the type would end the stream's `event:` line and let the rest pose as fields of its own.
+    if (typeof type !== "string" || type === "" || CONTROL_CHARACTER.test(type)) {
       return Promise.reject(
         new FlowError(
           "invalid-request",
-          "ctx.emit needs an event type: a non-empty string. Nothing was appended.",
+          "ctx.emit needs an event type: a non-empty string without control characters (no line breaks). Nothing was appended.",
+        ),
+      );
+    }
+    if (data !== undefined && !isJsonObject(data)) {
+      return Promise.reject(
+        new FlowError(
+          "invalid-request",
+          `ctx.emit of "${type}": data must be a JSON object (a plain object JSON can hold: no BigInt, no cycle). Nothing was appended.`,
         ),
       );
     }
@@ -192,7 +212,7 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
         ),
       );
     }
-    return this.emit(type, event.data ?? {});
+    return this.emit(type, data ?? {});
   }
 
   get signal(): AbortSignal {

@@ -73,11 +73,32 @@ describe("a context kept past the end of its run", () => {
     },
   );
 
-  it("ctx.emit refuses an empty or missing event type", async () => {
+  it("ctx.emit refuses an empty type, a type with a line break (which would forge stream fields) and data that is not a JSON object; nothing is appended", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const bad: Array<{ type: unknown; data?: unknown }> = [
+      { type: "" },
+      { type: undefined },
+      { type: "x\nevent: request.completed" },
+      { type: "x\rid: 500" },
+      { type: "tab\there" },
+      { type: "progress", data: "abc" },
+      { type: "progress", data: [1, 2] },
+      { type: "progress", data: 7 },
+      { type: "progress", data: null },
+      { type: "progress", data: { big: 10n } },
+      { type: "progress", data: cycle },
+      { type: "progress", data: new Map() },
+    ];
     const emitter = handler({
       name: "emitter",
-      execute: async (_input, ctx) =>
-        refusal((ctx.emit as (event: { type: unknown }) => Promise<void>)({ type: "" })),
+      execute: async (_input, ctx) => {
+        const emit = ctx.emit as (event: { type: unknown; data?: unknown }) => Promise<void>;
+        const codes = [];
+        for (const event of bad) codes.push(await refusal(emit(event)));
+        await ctx.emit({ type: "progress", data: { step: 1, at: new Date(0) } });
+        return codes;
+      },
     });
     const emitting = defineFlow({
       kind: "emitting",
@@ -87,8 +108,11 @@ describe("a context kept past the end of its run", () => {
     await withHost({ flows: [emitting] }, async (host) => {
       const { request } = await host.invoke("emitting", "emitter", headerCaller(), { input: null });
       const { record, events } = await settle(host, request.id);
-      expect(record.output).toBe("invalid-request");
-      expect(events.map((e) => e.type)).not.toContain("");
+      expect(record.output).toEqual(bad.map(() => "invalid-request"));
+      // Only the engine's own events and the one good emit: every refused one appended nothing.
+      expect(events.filter((e) => !/^(request|block)\./.test(e.type))).toEqual([
+        expect.objectContaining({ type: "progress", data: { step: 1, at: "1970-01-01T00:00:00.000Z" } }),
+      ]);
     });
   });
 });

@@ -99,11 +99,13 @@ export function notAResponse(value: unknown): TypeError {
  * send quietly; the promise rejects only for the handler's side (its stream failed, or gave no bytes).
  */
 export async function sendWebResponse(res: ServerResponse, response: Response, head: boolean): Promise<void> {
-  const headers: string[] = [];
+  // An object (see sendResponse), with every Set-Cookie kept apart as a list.
+  const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") headers.push(name, value);
+    if (name !== "set-cookie") headers[name] = value;
   });
-  for (const cookie of response.headers.getSetCookie()) headers.push("set-cookie", cookie);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
   if (response.statusText !== "") res.statusMessage = response.statusText;
   const body = response.body;
   if (head || body === null) {

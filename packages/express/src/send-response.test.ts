@@ -134,3 +134,84 @@ describe("event streams", () => {
     await until(() => finished, "the iterator to finish");
   });
 });
+
+describe("middleware in front of the router", () => {
+  test("one that wraps writeHead and reads an array of headers as [name, value] pairs (on-headers before 1.1, under morgan, compression, express-session) still sees every header", async () => {
+    served = await serve([notebook], {
+      before: (app) =>
+        app.use((_req, res, next) => {
+          const writeHead = res.writeHead;
+          res.writeHead = function (this: typeof res, status: number, ...rest: unknown[]) {
+            const headers = rest.find((arg) => typeof arg === "object" && arg !== null);
+            if (Array.isArray(headers)) for (const [name, value] of headers) this.setHeader(name, value);
+            else if (headers)
+              for (const [name, value] of Object.entries(headers)) this.setHeader(name, value);
+            return writeHead.call(this, status);
+          } as typeof res.writeHead;
+          next();
+        }),
+    });
+    const listed = await fetch(`${served.url}/api/flows/sessions`);
+    expect(listed.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await listed.json()).toEqual({ sessions: [] });
+    const missing = await fetch(`${served.url}/api/flows/sessions/nope`, { headers: { "x-user-id": "u1" } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("content-type")).toContain("application/problem+json");
+    expect(Number(missing.headers.get("content-length"))).toBe((await missing.text()).length);
+  });
+
+  test("a stream is flushed event by event through a middleware that buffers until flush() (compression)", async () => {
+    const flushed: number[] = [];
+    served = await serve([notebook, slow], {
+      before: (app) =>
+        app.use((_req, res, next) => {
+          (res as unknown as { flush(): void }).flush = () => flushed.push(Date.now());
+          next();
+        }),
+    });
+    const call = open(`${served.url}/api/flows/slow/actions/wait`, {
+      method: "POST",
+      headers: { accept: "text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({ userId: "u1", input: {} }),
+    });
+    await call.response;
+    await until(() => call.text().includes("event: block.started"), "the first events");
+    expect(flushed.length).toBeGreaterThan(0);
+    call.req.destroy();
+  });
+});
+
+describe("back-pressure", () => {
+  test("waiting for a slow reader to drain again and again leaves no drain or close listener behind", async () => {
+    const { write } = await import("./send-response.js");
+    const { createServer } = await import("node:http");
+    const counts: number[] = [];
+    const server = createServer(async (_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      const chunk = Buffer.alloc(64 * 1024, 97);
+      for (let i = 0; i < 200; i++) {
+        if (!(await write(res, chunk))) break;
+        counts.push(res.listenerCount("close") + res.listenerCount("drain"));
+      }
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as import("node:net").AddressInfo;
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/`);
+      const reader = response.body!.getReader();
+      let bytes = 0;
+      for (;;) {
+        // A slow reader: the server's writes push back and wait for drains many times over.
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+      }
+      expect(bytes).toBe(200 * 64 * 1024);
+      expect(Math.max(...counts)).toBe(Math.min(...counts));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -1,12 +1,31 @@
-import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { formatSseEvent, type HttpResponse, type SseStream } from "@flowrt/engine";
 
-/** Writes `chunk`, waiting for the socket to drain when it pushes back; false once the client is gone. */
+/** Resolves at the response's next `drain` or `close`, leaving no listener behind either way. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/**
+ * Writes `chunk`, waiting for the socket to drain when it pushes back; false once the client is gone. A
+ * compression middleware in front (it gives the response a `flush`) is told to send the chunk now, so a
+ * stream is not held back until it ends.
+ */
 export async function write(res: ServerResponse, chunk: Uint8Array | string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
-  if (res.write(chunk)) return true;
-  await Promise.race([once(res, "drain"), once(res, "close")]);
+  const written = res.write(chunk);
+  const { flush } = res as ServerResponse & { flush?: unknown };
+  if (typeof flush === "function") flush.call(res);
+  if (written) return true;
+  await drainedOrClosed(res);
   return !res.destroyed;
 }
 
@@ -53,11 +72,10 @@ export async function sendResponse(res: ServerResponse, response: HttpResponse, 
     res.end();
     return;
   }
-  // Headers as one flat list of names and values: Node takes it as is, with no object to walk.
-  const headers: string[] = [];
-  for (const name of Object.keys(response.headers))
-    if (name !== "content-length") headers.push(name, response.headers[name]!);
-  headers.push("content-length", String(Buffer.byteLength(body)));
+  // Headers as an object, not Node's flat [name, value, …] list: middleware that wraps `writeHead` (on-headers
+  // before 1.1, under morgan, compression and express-session) reads an array as [name, value] pairs.
+  const headers: Record<string, string> = Object.assign({}, response.headers);
+  headers["content-length"] = String(Buffer.byteLength(body));
   res.writeHead(response.status, headers);
   res.end(body);
 }

@@ -96,7 +96,7 @@ describe("a context kept past the end of its run", () => {
         const emit = ctx.emit as (event: { type: unknown; data?: unknown }) => Promise<void>;
         const codes = [];
         for (const event of bad) codes.push(await refusal(emit(event)));
-        await ctx.emit({ type: "progress", data: { step: 1, at: new Date(0) } });
+        await ctx.emit({ type: "progress", data: { step: 1, at: new Date(0) as never } });
         return codes;
       },
     });

@@ -281,6 +281,7 @@ export class FlowHost {
       parentSessionId?: string;
     } = {},
   ): Promise<SessionRecord> {
+    this.assertStarted();
     const flow = this.registry.get(flowId);
     // Specification: with a resolver, userId and orgId come from the principal; the body's are read only without one.
     const { principal } = await this.principalFor(
@@ -549,6 +550,7 @@ export class FlowHost {
   }
 
   async abortRequest(requestId: string, caller: Caller): Promise<RequestRecord> {
+    this.assertStarted();
     await this.authorizeRequest(requestId, caller);
     return this.runner.abort(requestId);
   }
@@ -604,8 +606,12 @@ export class FlowHost {
     return buildManifest(flow.kind, flow.allResources);
   }
 
-  /** The client resource operations of a session, after the owner check. */
+  /**
+   * The client resource operations of a session, after the owner check. They can write, so a host not started
+   * (or closed) refuses them all, reads included, as it refuses actions and session creation.
+   */
   async resourceApi(sessionId: string, caller: Caller): Promise<ClientResourceApi> {
+    this.assertStarted();
     const { session, flow } = await this.authorizeSession(sessionId, caller);
     return createClientResourceApi(this.clientContext(flow, session), flow.allResources);
   }

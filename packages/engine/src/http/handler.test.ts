@@ -1,6 +1,9 @@
 import { defineFlow, defineResourceCollection, handler } from "@flowrt/core";
+import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createFlowHost } from "../host/flow-host.js";
+import { silentLogger } from "../host/logger.js";
 import { withHost } from "../host/testing/fixtures.js";
 import { createHttpHandler } from "./handler.js";
 import type { HttpRequest } from "./types.js";
@@ -79,5 +82,74 @@ describe("responses laid out as JSON text", () => {
       expect(missing.bodyText).toBeUndefined();
       expect(missing.body).toMatchObject({ code: "instance-not-found" });
     });
+  });
+});
+
+describe("a host not started, or closed", () => {
+  const notes = defineResourceCollection({
+    pattern: "notes/*",
+    scope: "session",
+    stateSchema: z.object({ title: z.string().default("") }),
+    client: { state: { read: true }, content: { create: true, update: true, delete: true } },
+  });
+  const notebook = defineFlow({
+    kind: "notebook",
+    authentication: { requireUser: false, defaultUserId: "dev" },
+    resources: { notes },
+  });
+  const call = (method: string, path: string, body?: unknown): HttpRequest => ({
+    method,
+    path,
+    url: path,
+    query: {},
+    headers: {},
+    ...(body === undefined ? {} : { rawBody: Buffer.from(JSON.stringify(body)) }),
+  });
+
+  it("refuses session creation and the resource routes with 503 host-not-started, before start() and after close(); nothing is written", async () => {
+    const stores = createMemoryStores();
+    // A session and an item stored while the host ran, to address afterwards.
+    const host = createFlowHost({ flows: [notebook], stores, logger: silentLogger, recoveryIntervalMs: 0 });
+    const fresh = createFlowHost({ flows: [notebook], stores, logger: silentLogger, recoveryIntervalMs: 0 });
+    await host.start();
+    const handle = createHttpHandler(host);
+    const created = await handle(call("POST", "/notebook/sessions", {}));
+    const sessionId = (created.body as { session: { id: string } }).session.id;
+    expect(
+      (await handle(call("POST", `/sessions/${sessionId}/resources/notes`, { topic: "a" }))).status,
+    ).toBe(201);
+    await host.close();
+    const sessions = (await stores.sessions.list({})).total;
+    const items = () => stores.resources.count({ scope: "session", scopeId: sessionId, bucket: "shared" });
+    for (const [label, target] of [
+      ["before start()", fresh],
+      ["after close()", host],
+    ] as const) {
+      const served = createHttpHandler(target);
+      for (const request of [
+        call("POST", "/notebook/sessions", {}),
+        call("POST", `/sessions/${sessionId}/resources/notes`, { topic: "b", content: "x" }),
+        call("PATCH", `/sessions/${sessionId}/resources/notes/a/content`, { content: "y" }),
+        call("DELETE", `/sessions/${sessionId}/resources/notes/a`),
+        call("GET", `/sessions/${sessionId}/resources/notes`),
+      ]) {
+        const response = await served(request);
+        expect([
+          label,
+          request.method,
+          request.path,
+          response.status,
+          (response.body as { code?: string }).code,
+        ]).toEqual([label, request.method, request.path, 503, "host-not-started"]);
+      }
+    }
+    expect((await stores.sessions.list({})).total).toBe(sessions);
+    expect(await items()).toBe(1);
+    expect(
+      await stores.resources.getContent(
+        { scope: "session", scopeId: sessionId, bucket: "shared" },
+        "notes/a",
+      ),
+    ).toBeNull();
   });
 });

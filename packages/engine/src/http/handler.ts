@@ -60,9 +60,26 @@ export function requestView(request: RequestRecord) {
   };
 }
 
+/** The quality `Accept` gives a media type (its own range only; `q` defaults to 1); 0 when not named. */
+function acceptQuality(accept: string, mediaType: string): number {
+  let quality = 0;
+  for (const range of accept.split(",")) {
+    const [type, ...params] = range.split(";");
+    if (type?.trim().toLowerCase() !== mediaType) continue;
+    const q = params.map((param) => param.trim().match(/^q=([\d.]+)$/i)?.[1]).find((v) => v !== undefined);
+    const value = q === undefined ? 1 : Number(q);
+    if (Number.isFinite(value)) quality = Math.max(quality, Math.min(value, 1));
+  }
+  return quality;
+}
+
+/** `Accept` names `text/event-stream` with a quality above 0, and not below that of `application/json`. */
 function wantsEventStream(request: HttpRequest): boolean {
-  const accept = request.headers.accept;
-  return (Array.isArray(accept) ? accept.join(",") : (accept ?? "")).includes("text/event-stream");
+  const header = request.headers.accept;
+  const accept = Array.isArray(header) ? header.join(",") : (header ?? "");
+  if (!accept.includes("text/event-stream")) return false;
+  const stream = acceptQuality(accept, "text/event-stream");
+  return stream > 0 && stream >= acceptQuality(accept, "application/json");
 }
 
 function lastEventId(request: HttpRequest): number {
@@ -227,8 +244,9 @@ const coreRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/requests/:requestId/stream",
     handler: async (req, { requestId }, ctx) => {
-      const afterSeq = lastEventId(req);
+      // The owner first (401/403/404 for an addressed route), then the resume point.
       await ctx.host.getRequest(requestId!, httpCaller(req));
+      const afterSeq = lastEventId(req);
       return streamResponse(ctx, requestId!, req, afterSeq);
     },
   },

@@ -124,6 +124,22 @@ describe("GET /requests/:id/stream", () => {
     }
   });
 
+  it("the owner is checked before the resume point: a malformed one from no credential is 401, from another user 403, for an unknown request 404", async () => {
+    const run = await invoke(s.url, "lab", "steps", { input: { before: 0, after: 0, hold: false } }, ada);
+    const stream = `${API}/requests/${run.requestId}/stream`;
+    expectProblem(await request(s.url).get(`${stream}?after=x`), 401, "unauthorized");
+    expectProblem(
+      await request(s.url).get(stream).set(as("bob")).set("last-event-id", "zz"),
+      403,
+      "forbidden",
+    );
+    expectProblem(
+      await request(s.url).get(`${API}/requests/nope/stream?after=x`).set(ada),
+      404,
+      "request-not-found",
+    );
+  });
+
   it("an idle stream sends `: ping` comments", async () => {
     const run = await invoke(s.url, "lab", "hold", {}, ada);
     await running(s.stores, run.requestId);
@@ -164,6 +180,32 @@ describe("inline stream on an action POST with Accept: text/event-stream", () =>
       clientData: { count: 1 },
     });
     expect(events.at(-1)).toMatchObject({ event: "request.completed", data: { output: { count: 1 } } });
+  });
+
+  it("Accept is read by quality: text/event-stream;q=0, or ranked below application/json, gets the 202 answer", async () => {
+    for (const accept of [
+      "text/event-stream;q=0, application/json",
+      "application/json, text/event-stream;q=0.5",
+      "text/event-stream ; Q=0",
+    ]) {
+      const res = await request(s.url)
+        .post(`${API}/lab/actions/touch`)
+        .set(ada)
+        .set("accept", accept)
+        .send({ input: { key: "q", title: "Q" } });
+      expect([accept, res.status, res.headers["content-type"]]).toEqual([
+        accept,
+        202,
+        "application/json; charset=utf-8",
+      ]);
+    }
+    const streamed = await connect(`${s.url}${API}/lab/actions/touch`, {
+      method: "POST",
+      headers: { accept: "application/json;q=0.9, text/event-stream" },
+      body: JSON.stringify({ input: { key: "q2", title: "Q" } }),
+    });
+    expectStreamHeaders(streamed);
+    await streamed.rest();
   });
 
   it("a refused inline call is a problem+json answer, not a stream", async () => {

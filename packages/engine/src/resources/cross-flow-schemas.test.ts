@@ -89,7 +89,7 @@ describe("cross-flow schema compatibility", () => {
             flow("b", z.object({ profile: z.object({ [name]: z.number() }).optional() })),
           ]),
         name,
-      ).toThrow(/user state field "profile" with different types/);
+      ).toThrow(`user state field "profile.${name}" with different types`);
     }
     // A title or default on a nested field is still not its type.
     expect(
@@ -101,6 +101,78 @@ describe("cross-flow schema compatibility", () => {
         ),
       ]),
     ).toEqual([]);
+  });
+
+  it("schemas that are objects under a transform, a refinement or an intersection are checked like plain ones", () => {
+    const plain = flow("a", z.object({ plan: z.string() }));
+    for (const schema of [
+      z.object({ plan: z.number() }).transform((state) => state),
+      z.object({ plan: z.number() }).refine(() => true),
+      z.intersection(z.object({ plan: z.number() }), z.object({ seats: z.number().optional() })),
+    ]) {
+      expect(() => checkCrossFlowSchemas([plain, flow("b", schema)])).toThrow(
+        'Flows "a" and "b" declare user state field "plan" with different types',
+      );
+    }
+  });
+
+  it("the same values in another order are the same type (enums, unions)", () => {
+    expect(
+      checkCrossFlowSchemas([
+        flow("a", z.object({ tier: z.enum(["a", "b"]), id: z.union([z.string(), z.number()]) })),
+        flow("b", z.object({ tier: z.enum(["b", "a"]), id: z.union([z.number(), z.string()]) })),
+      ]),
+    ).toEqual([]);
+    expect(() =>
+      checkCrossFlowSchemas([
+        flow("a", z.object({ tier: z.enum(["a", "b"]) })),
+        flow("b", z.object({ tier: z.enum(["a", "c"]) })),
+      ]),
+    ).toThrow(/field "tier"/);
+  });
+
+  it("nested objects are compared field by field: an added optional field warns, a required one or another type conflicts", () => {
+    const warnings = checkCrossFlowSchemas([
+      flow(
+        "a",
+        z.object({ prefs: z.object({ theme: z.string() }), tags: z.array(z.object({ k: z.string() })) }),
+      ),
+      flow(
+        "b",
+        z.object({
+          prefs: z.object({ theme: z.string(), font: z.string().optional() }),
+          tags: z.array(z.object({ k: z.string(), note: z.string().optional() })),
+        }),
+      ),
+    ]);
+    expect(warnings).toEqual([
+      'Flow "b" extends the user state of flow "a" with optional field "prefs.font".',
+      'Flow "b" extends the user state of flow "a" with optional field "tags[].note".',
+    ]);
+    expect(() =>
+      checkCrossFlowSchemas([
+        flow("a", z.object({ prefs: z.object({ theme: z.string() }) })),
+        flow("b", z.object({ prefs: z.object({ theme: z.string(), font: z.string() }) })),
+      ]),
+    ).toThrow(
+      'Flows "a" and "b" disagree on user state field "prefs.font": required in "b" but absent in "a".',
+    );
+    expect(() =>
+      checkCrossFlowSchemas([
+        flow("a", z.object({ prefs: z.object({ theme: z.string() }) })),
+        flow("b", z.object({ prefs: z.object({ theme: z.boolean() }) })),
+      ]),
+    ).toThrow(/field "prefs\.theme" with different types/);
+  });
+
+  it("a state schema with no named fields (a record) is left out of the check, with a warning", () => {
+    const warnings = checkCrossFlowSchemas([
+      flow("a", z.object({ plan: z.string() })),
+      flow("b", z.record(z.string(), z.number())),
+    ]);
+    expect(warnings).toEqual([
+      'Flow "b": its user state schema has no fields to compare with other flows\' (it is not an object schema); the cross-flow check skipped it.',
+    ]);
   });
 
   it("flows with isolateUserState / isolateOrgState are excluded from that scope's check", () => {

@@ -132,6 +132,37 @@ describe.each(storeFactories)(
       });
     });
 
+    it("children of a parent stored without an owner are listed (its kind's only instance governs both); a child of another org under a parent bound to none is not", async () => {
+      const now = new Date().toISOString();
+      const legacy = {
+        id: "legacy-root",
+        flowId: null,
+        flowKind: "chat",
+        userId: "u1",
+        metadata: {},
+        createdAt: now,
+      };
+      await host.stores.sessions.create(legacy as never);
+      const child = await visit({ userId: "u1" }, { parentSessionId: "legacy-root" });
+      await settle(host, child.requestId);
+      const root = await host.createSession("chat", headerCaller("u1"));
+      await host.stores.sessions.create({
+        id: "other-org-child",
+        flowId: "chat",
+        flowKind: "chat",
+        userId: "u1",
+        orgId: "oX",
+        parentSessionId: root.id,
+        rootSessionId: root.id,
+        metadata: {},
+        createdAt: now,
+      } as never);
+      expect((await host.listChildren("legacy-root", headerCaller("u1"))).map((s) => s.id)).toEqual([
+        child.sessionId,
+      ]);
+      expect(await host.listChildren(root.id, headerCaller("u1"))).toEqual([]);
+    });
+
     it("a child cannot be dispatched beneath another user's conversation", async () => {
       const root = await host.createSession("chat", headerCaller("u1"));
       const before = (await host.stores.sessions.list({})).total;

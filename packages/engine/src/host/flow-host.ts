@@ -391,18 +391,22 @@ export class FlowHost {
 
   /** Children of a conversation, scoped to the parent's owner, tenant, org and flow (from the stored parent). */
   async listChildren(sessionId: string, caller: Caller): Promise<SessionRecord[]> {
-    const { session, principal } = await this.authorizeSession(sessionId, caller);
+    const { session, flow, principal } = await this.authorizeSession(sessionId, caller);
+    // The parent's flow as it governs (a parent stored without an owner is its kind's only instance's, and so
+    // are the children dispatched beneath it).
     const children = await this.stores.sessions.listChildren(session.id, {
       userId: session.userId,
       ...(session.orgId ? { orgId: session.orgId } : {}),
       ...(session.tenantId ? { tenantId: session.tenantId } : {}),
-      flowId: session.flowId,
+      flowId: flow.id,
     });
-    // A child under a parent bound to no tenant may be bound to one: listed only to a caller who owns it,
-    // as its own read would be (no endpoint enumerates across owners).
-    return principal === undefined
-      ? children
-      : children.filter((child) => this.sessions.isOwner(child, principal));
+    // A child of another org than a parent bound to none is not the parent's org's; one bound to a tenant under a
+    // parent bound to none is listed only to a caller who owns it, as its own read would be (no endpoint
+    // enumerates across owners).
+    return children.filter(
+      (child) =>
+        child.orgId === session.orgId && (principal === undefined || this.sessions.isOwner(child, principal)),
+    );
   }
 
   // --- actions and requests -------------------------------------------------------------------

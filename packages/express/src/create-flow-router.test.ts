@@ -114,7 +114,17 @@ describe("createFlowRouter", () => {
     }
   });
 
-  test("middleware an application adds to the returned router runs, before and beside the flow routes", async () => {
+  test("an unknown option is refused, and basePath is pointed at the host option", () => {
+    const host = { basePath: "/api/flows", inboundRoutes: () => [] } as unknown as Parameters<
+      typeof createFlowRouter
+    >[0];
+    expect(() => createFlowRouter(host, { basePath: "/v2" } as never)).toThrow(
+      /unknown option "basePath".*createFlowHost\(\{ basePath/,
+    );
+    expect(() => createFlowRouter(host, { bodylimit: 10 } as never)).toThrow(/unknown option "bodylimit"/);
+  });
+
+  test("middleware an application adds to the returned router runs for what falls through the flow layer, never for an API request", async () => {
     served = await serve([notebook]);
     const router = createFlowRouter(served.host);
     const seen: string[] = [];

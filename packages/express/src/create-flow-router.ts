@@ -27,6 +27,8 @@ export interface FlowRouterOptions {
   heartbeatMs?: number;
 }
 
+const ROUTER_OPTIONS: ReadonlySet<string> = new Set<keyof FlowRouterOptions>(["bodyLimit", "heartbeatMs"]);
+
 function queryOf(search: string): HttpRequest["query"] {
   const query: Record<string, string | string[]> = {};
   if (search === "") return query;
@@ -82,6 +84,15 @@ class ExpressHttpRequest implements HttpRequest {
  * app.use(createFlowRouter(host));
  */
 export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}): Router {
+  for (const key of Object.keys(options)) {
+    if (!ROUTER_OPTIONS.has(key)) {
+      throw new TypeError(
+        `createFlowRouter: unknown option "${key}" (it takes bodyLimit and heartbeatMs)${
+          key === "basePath" ? '; the base path is a host option: createFlowHost({ basePath: "/v2" })' : ""
+        }.`,
+      );
+    }
+  }
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const handle = createHttpHandler(host, {
     bodyLimit,

@@ -294,12 +294,18 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
       const found = table.match(request.method.toUpperCase(), request.path);
       if (!found) throw new FlowError("not-found", `Nothing is served at ${request.method} ${request.path}.`);
       if ("allowed" in found) {
+        // HEAD is served wherever GET is, and OPTIONS anywhere a route is: answered here, with the list.
+        const allowed = [...found.allowed];
+        if (allowed.includes("GET")) allowed.push("HEAD");
+        allowed.push("OPTIONS");
+        const allow = allowed.join(", ");
+        if (request.method.toUpperCase() === "OPTIONS") return { status: 204, headers: { allow } };
         const response = problemResponse(
           new FlowError("method-not-allowed", `${request.method} is not allowed here.`, {
-            details: { allowed: found.allowed },
+            details: { allowed },
           }),
         );
-        response.headers.allow = found.allowed.join(", ");
+        response.headers.allow = allow;
         return response;
       }
       return await found.route.handler(request, found.params, context);

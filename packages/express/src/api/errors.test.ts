@@ -61,8 +61,16 @@ describe("unknown routes and methods", () => {
     expectProblem(await request(s.url).get(`${API}/no/such/route/here`), 404, "not-found");
     expectProblem(await request(s.url).post(`${API}/sessions/x/state`), 405, "method-not-allowed");
     const put = await request(s.url).put(`${API}/sessions`);
-    expect(expectProblem(put, 405, "method-not-allowed").allowed).toEqual(["GET"]);
-    expect(put.headers.allow).toBe("GET");
+    expect(expectProblem(put, 405, "method-not-allowed").allowed).toEqual(["GET", "HEAD", "OPTIONS"]);
+    expect(put.headers.allow).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("OPTIONS on a known path is 204 with Allow (as Express answers it for its own routes); on an unknown one 404", async () => {
+    const options = await request(s.url).options(`${API}/sessions/x/resources/notes`);
+    expect(options.status).toBe(204);
+    expect(options.headers.allow).toBe("GET, POST, HEAD, OPTIONS");
+    expect(options.text).toBe("");
+    expectProblem(await request(s.url).options(`${API}/no/such/route/here`), 404, "not-found");
   });
 });
 

@@ -73,6 +73,17 @@ function acceptQuality(accept: string, mediaType: string): number {
   return quality;
 }
 
+/**
+ * Where the API is served, as this request reached it: its full path without the route's own part (an
+ * application's mount prefix included: `/v1/api/flows`). Undefined when the two do not line up.
+ */
+function servedAt(request: HttpRequest): string | undefined {
+  const pathname = request.url.split("?")[0] ?? "";
+  return pathname.endsWith(request.path)
+    ? pathname.slice(0, pathname.length - request.path.length)
+    : undefined;
+}
+
 /** `Accept` names `text/event-stream` with a quality above 0, and not below that of `application/json`. */
 function wantsEventStream(request: HttpRequest): boolean {
   const header = request.headers.accept;
@@ -131,7 +142,7 @@ const coreRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/openapi.json",
-    handler: async (_req, _params, { host }) => json(200, openApiDocument(host)),
+    handler: async (req, _params, { host }) => json(200, openApiDocument(host, servedAt(req))),
   },
   {
     method: "GET",

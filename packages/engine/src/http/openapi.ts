@@ -28,8 +28,13 @@ const narrowing = (name: string) => ({
   description: `Only narrows; repeated, a row must match every value.`,
 });
 
-/** An OpenAPI 3.1 description of the host's HTTP API, with its flows' actions spelled out. */
-export function openApiDocument(host: FlowHost) {
+/**
+ * An OpenAPI 3.1 description of the host's HTTP API, with its flows' actions spelled out. `server` is where
+ * the API is served, as the request for the document saw it (a prefix the application mounts it under
+ * included); the host's `basePath` by default. Every operation also names the problem any route may answer
+ * (`default`: 405 for another method, 500, 503 from a store).
+ */
+export function openApiDocument(host: FlowHost, server = host.basePath) {
   const paths: Record<string, object> = {
     "/": { get: { summary: "List flows", responses: { 200: json("Flows") } } },
     "/openapi.json": {
@@ -56,7 +61,7 @@ export function openApiDocument(host: FlowHost) {
         requestBody: {
           content: { "application/json": { schema: { $ref: "#/components/schemas/SessionCreate" } } },
         },
-        responses: { 201: json("Created"), ...errors(400, 401, 404, 409) },
+        responses: { 201: json("Created"), ...errors(400, 401, 403, 404, 409, 413, 503) },
       },
     },
     "/{flowId}/actions/{action}": {
@@ -69,7 +74,7 @@ export function openApiDocument(host: FlowHost) {
         responses: {
           202: json("Accepted: { requestId, sessionId }"),
           200: sse,
-          ...errors(400, 401, 403, 404, 409),
+          ...errors(400, 401, 403, 404, 409, 413, 503),
         },
       },
     },
@@ -77,10 +82,14 @@ export function openApiDocument(host: FlowHost) {
       post: {
         summary: "Receive a signed webhook delivery",
         parameters: [pathParam("flowKind"), pathParam("provider")],
+        requestBody: {
+          description: "The provider's payload, any content type; its exact bytes are verified.",
+          content: { "*/*": { schema: {} } },
+        },
         responses: {
           200: json("Handshake acknowledged"),
           202: json("Dispatched or ignored"),
-          ...errors(401, 404),
+          ...errors(400, 401, 404, 413, 503),
         },
       },
     },
@@ -150,7 +159,7 @@ export function openApiDocument(host: FlowHost) {
         requestBody: {
           content: { "application/json": { schema: { $ref: "#/components/schemas/ItemCreate" } } },
         },
-        responses: { 201: json("Created"), ...errors(400, 401, 403, 404, 409) },
+        responses: { 201: json("Created"), ...errors(400, 401, 403, 404, 409, 413, 503) },
       },
     },
     "/sessions/{sessionId}/resources/{ref}/{topic}": {
@@ -166,7 +175,7 @@ export function openApiDocument(host: FlowHost) {
       delete: {
         summary: "Delete an item (200 when missing)",
         parameters: [pathParam("sessionId"), pathParam("ref"), pathParam("topic")],
-        responses: { 200: json("Deleted"), ...errors(401, 403, 404, 409) },
+        responses: { 200: json("Deleted"), ...errors(401, 403, 404, 409, 503) },
       },
     },
     "/sessions/{sessionId}/resources/{ref}/{topic}/content": {
@@ -178,7 +187,11 @@ export function openApiDocument(host: FlowHost) {
       patch: {
         summary: "Replace item content",
         parameters: [pathParam("sessionId"), pathParam("ref"), pathParam("topic")],
-        responses: { 200: json("Updated"), ...errors(400, 401, 403, 404) },
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: "#/components/schemas/ItemContent" } } },
+        },
+        responses: { 200: json("Updated"), ...errors(400, 401, 403, 404, 413, 503) },
       },
     },
     "/requests/{requestId}": {
@@ -191,8 +204,17 @@ export function openApiDocument(host: FlowHost) {
     "/requests/{requestId}/stream": {
       get: {
         summary: "Request event stream (resumes after Last-Event-ID or ?after=)",
-        parameters: [pathParam("requestId"), { name: "after", in: "query", schema: { type: "integer" } }],
-        responses: { 200: sse, ...errors(401, 403, 404) },
+        parameters: [
+          pathParam("requestId"),
+          { name: "after", in: "query", schema: { type: "integer", minimum: 0 } },
+          {
+            name: "Last-Event-ID",
+            in: "header",
+            description: "The last event id seen; wins over ?after= when not empty.",
+            schema: { type: "integer", minimum: 0 },
+          },
+        ],
+        responses: { 200: sse, ...errors(400, 401, 403, 404) },
       },
     },
     "/requests/{requestId}/abort": {
@@ -206,10 +228,13 @@ export function openApiDocument(host: FlowHost) {
       post: {
         summary: "Re-run a request with the same input",
         parameters: [pathParam("requestId")],
-        responses: { 202: json("{ requestId, sessionId }"), ...errors(401, 403, 404, 409) },
+        responses: { 202: json("{ requestId, sessionId }"), ...errors(401, 403, 404, 409, 503) },
       },
     },
   };
+  for (const item of Object.values(paths) as Array<Record<string, { responses: Record<string, object> }>>) {
+    for (const operation of Object.values(item)) operation.responses.default = problem;
+  }
   return {
     openapi: "3.1.0",
     info: {
@@ -217,7 +242,7 @@ export function openApiDocument(host: FlowHost) {
       version: "1",
       description: `Flows on this host: ${host.registry.flows.map((f) => `${f.id} (${Object.keys(f.definition.actions).join(", ") || "no actions"})`).join("; ")}`,
     },
-    servers: [{ url: host.basePath || "/" }],
+    servers: [{ url: server || "/" }],
     paths,
     components: {
       schemas: {
@@ -251,6 +276,11 @@ export function openApiDocument(host: FlowHost) {
           type: "object",
           required: ["topic"],
           properties: { topic: { type: "string" }, content: { type: "string" } },
+        },
+        ItemContent: {
+          type: "object",
+          required: ["content"],
+          properties: { content: { type: "string" } },
         },
         Problem: {
           type: "object",

@@ -1,5 +1,7 @@
+import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFlowRouter } from "../create-flow-router.js";
 import { API } from "./testing/http.js";
 import { type Lab, serveLab } from "./testing/lab-server.js";
 
@@ -35,7 +37,7 @@ const ROUTES: Record<string, string[]> = {
 
 type Operation = {
   parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
-  responses?: Record<string, unknown>;
+  responses?: Record<string, unknown> & { default?: unknown };
   requestBody?: unknown;
 };
 
@@ -84,7 +86,7 @@ describe("GET /openapi.json", () => {
         for (const p of declared) expect(p.required, where).toBe(true);
         const statuses = Object.keys(operation.responses ?? {});
         expect(statuses.length, where).toBeGreaterThan(0);
-        for (const status of statuses) expect(status, where).toMatch(/^[1-5]\d\d$/);
+        for (const status of statuses) expect(status, where).toMatch(/^([1-5]\d\d|default)$/);
         expect(
           statuses.some((st) => st.startsWith("2")),
           where,
@@ -92,6 +94,42 @@ describe("GET /openapi.json", () => {
       }
     }
     for (const ref of collectRefs(doc)) expect(resolveRef(doc, ref), ref).toBeDefined();
+  });
+
+  it("describes what the routes answer beyond success: 413 on every body route, the PATCH body, Last-Event-ID, a default problem", async () => {
+    const doc = (await request(s.url).get(`${API}/openapi.json`).expect(200)).body;
+    const op = (path: string, method: string) => doc.paths[path][method] as Operation;
+    for (const [path, method] of [
+      ["/{flowId}/sessions", "post"],
+      ["/{flowId}/actions/{action}", "post"],
+      ["/{flowKind}/webhooks/{provider}", "post"],
+      ["/sessions/{sessionId}/resources/{ref}", "post"],
+      ["/sessions/{sessionId}/resources/{ref}/{topic}/content", "patch"],
+    ] as const) {
+      expect(Object.keys(op(path, method).responses ?? {}), `${method} ${path}`).toEqual(
+        expect.arrayContaining(["413"]),
+      );
+    }
+    expect(op("/{flowKind}/webhooks/{provider}", "post").responses).toHaveProperty("400");
+    expect(op("/sessions/{sessionId}/resources/{ref}/{topic}/content", "patch").requestBody).toMatchObject({
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ItemContent" } } },
+    });
+    expect(doc.components.schemas.ItemContent).toMatchObject({ required: ["content"] });
+    expect(op("/requests/{requestId}/stream", "get").parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "Last-Event-ID", in: "header" })]),
+    );
+    for (const item of Object.values(doc.paths as Record<string, Record<string, Operation>>)) {
+      for (const operation of Object.values(item)) {
+        expect(operation.responses?.default).toEqual({ $ref: "#/components/responses/Problem" });
+      }
+    }
+  });
+
+  it("names the server where the application mounted the API (a prefix included)", async () => {
+    const app = express();
+    app.use("/v1", createFlowRouter(s.host));
+    const doc = (await request(app).get(`/v1${API}/openapi.json`).expect(200)).body;
+    expect(doc.servers).toEqual([{ url: `/v1${API}` }]);
   });
 
   it("states the list limit as served: default 50, values above 200 served as 200", async () => {

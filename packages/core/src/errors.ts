@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   "invalid-seed-state": "The collection's stateSchema parsed against {} does not yield a valid state.",
   "invalid-key": "A collection key does not match the collection's pattern.",
   "payload-too-large": "The request body exceeds the configured limit.",
+  "unsupported-media-type":
+    "A cross-site browser request sent a JSON route a body that is not declared application/json.",
   unauthorized: "No principal could be resolved and the flow requires a user.",
   "principal-resolution-failed": "The principal resolver refused the request.",
   forbidden: "The principal does not own the addressed session or request.",

@@ -10,6 +10,7 @@ import {
   parseObjectBody,
   queryString,
   queryValues,
+  refuseCrossSiteNonJson,
 } from "./request-body.js";
 import { resourceRoutes } from "./resource-routes.js";
 import { type Route, RouteTable } from "./router.js";
@@ -72,6 +73,9 @@ function acceptQuality(accept: string, mediaType: string): number {
   }
   return quality;
 }
+
+/** Methods that only read: a page on another site may send them, and they change nothing. */
+const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * Where the API is served, as this request reached it: its full path without the route's own part (an
@@ -304,6 +308,8 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
       }
       const found = table.match(request.method.toUpperCase(), request.path);
       if (!found) throw new FlowError("not-found", `Nothing is served at ${request.method} ${request.path}.`);
+      if ("route" in found && found.route !== webhookRoute && !SAFE_METHODS.has(found.route.method))
+        refuseCrossSiteNonJson(request);
       if ("allowed" in found) {
         // HEAD is served wherever GET is, and OPTIONS anywhere a route is: answered here, with the list.
         const allowed = [...found.allowed];

@@ -61,7 +61,7 @@ export function openApiDocument(host: FlowHost, server = host.basePath) {
         requestBody: {
           content: { "application/json": { schema: { $ref: "#/components/schemas/SessionCreate" } } },
         },
-        responses: { 201: json("Created"), ...errors(400, 401, 403, 404, 409, 413, 503) },
+        responses: { 201: json("Created"), ...errors(400, 401, 403, 404, 409, 413, 415, 503) },
       },
     },
     "/{flowId}/actions/{action}": {
@@ -74,7 +74,7 @@ export function openApiDocument(host: FlowHost, server = host.basePath) {
         responses: {
           202: json("Accepted: { requestId, sessionId }"),
           200: sse,
-          ...errors(400, 401, 403, 404, 409, 413, 503),
+          ...errors(400, 401, 403, 404, 409, 413, 415, 503),
         },
       },
     },
@@ -159,7 +159,7 @@ export function openApiDocument(host: FlowHost, server = host.basePath) {
         requestBody: {
           content: { "application/json": { schema: { $ref: "#/components/schemas/ItemCreate" } } },
         },
-        responses: { 201: json("Created"), ...errors(400, 401, 403, 404, 409, 413, 503) },
+        responses: { 201: json("Created"), ...errors(400, 401, 403, 404, 409, 413, 415, 503) },
       },
     },
     "/sessions/{sessionId}/resources/{ref}/{topic}": {
@@ -175,7 +175,7 @@ export function openApiDocument(host: FlowHost, server = host.basePath) {
       delete: {
         summary: "Delete an item (200 when missing)",
         parameters: [pathParam("sessionId"), pathParam("ref"), pathParam("topic")],
-        responses: { 200: json("Deleted"), ...errors(401, 403, 404, 409, 503) },
+        responses: { 200: json("Deleted"), ...errors(401, 403, 404, 409, 415, 503) },
       },
     },
     "/sessions/{sessionId}/resources/{ref}/{topic}/content": {
@@ -191,7 +191,7 @@ export function openApiDocument(host: FlowHost, server = host.basePath) {
           required: true,
           content: { "application/json": { schema: { $ref: "#/components/schemas/ItemContent" } } },
         },
-        responses: { 200: json("Updated"), ...errors(400, 401, 403, 404, 413, 503) },
+        responses: { 200: json("Updated"), ...errors(400, 401, 403, 404, 413, 415, 503) },
       },
     },
     "/requests/{requestId}": {
@@ -221,14 +221,14 @@ export function openApiDocument(host: FlowHost, server = host.basePath) {
       post: {
         summary: "Abort a request",
         parameters: [pathParam("requestId")],
-        responses: { 202: json("{ status }"), ...errors(401, 403, 404, 409) },
+        responses: { 202: json("{ status }"), ...errors(401, 403, 404, 409, 415) },
       },
     },
     "/requests/{requestId}/retry": {
       post: {
         summary: "Re-run a request with the same input",
         parameters: [pathParam("requestId")],
-        responses: { 202: json("{ requestId, sessionId }"), ...errors(401, 403, 404, 409, 503) },
+        responses: { 202: json("{ requestId, sessionId }"), ...errors(401, 403, 404, 409, 415, 503) },
       },
     },
   };

@@ -13,6 +13,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   "invalid-seed-state": 400,
   "invalid-key": 400,
   "payload-too-large": 413,
+  "unsupported-media-type": 415,
   unauthorized: 401,
   "principal-resolution-failed": 401,
   forbidden: 403,

@@ -30,10 +30,39 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+function firstHeader(request: HttpRequest, name: string): string {
+  const value = request.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? "";
+}
+
+/** `application/json` or a `+json` type, whatever its parameters. */
+function isJsonMediaType(contentType: string): boolean {
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || /^[a-z0-9.+-]+\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/**
+ * Refuses a write a page on another site could have sent without asking (cross-site request forgery): a
+ * browser marks such a request `Sec-Fetch-Site: cross-site` (or `same-site`), and only a body declared
+ * `application/json` (or a method other than GET, HEAD and POST) makes it ask first, with a CORS preflight
+ * the application's CORS policy answers. A form post, or a `text/plain` or untyped body, from another site
+ * would otherwise act with the visitor's cookies. Requests without fetch metadata (servers, scripts, tests)
+ * are not judged by it. For every route that writes, webhooks aside (providers are no browsers).
+ */
+export function refuseCrossSiteNonJson(request: HttpRequest): void {
+  const site = firstHeader(request, "sec-fetch-site").toLowerCase();
+  if (site !== "cross-site" && site !== "same-site") return;
+  if (isJsonMediaType(firstHeader(request, "content-type"))) return;
+  throw new FlowError(
+    "unsupported-media-type",
+    "A request from another site must send its body as Content-Type: application/json.",
+  );
+}
+
 /**
  * Parses a JSON body: empty → `undefined`; malformed, or nested deeper than {@link MAX_JSON_DEPTH} →
- * 400 `invalid-json`. The size limit (413) is enforced once, for every route, by the handler before any
- * route runs.
+ * 400 `invalid-json`. The size limit (413) and the cross-site check ({@link refuseCrossSiteNonJson}) are
+ * enforced once, for every route, by the handler before any route runs.
  */
 export function parseJsonBody(request: HttpRequest): unknown {
   const raw = request.rawBody;

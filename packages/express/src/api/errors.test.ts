@@ -56,6 +56,67 @@ describe("nesting", () => {
   });
 });
 
+describe("cross-site request forgery: a browser's cross-site write without a JSON body is 415", () => {
+  it("session create, action, item create, content PATCH, DELETE, abort and retry refuse a form or text body marked Sec-Fetch-Site: cross-site (or same-site); nothing is written, nothing aborted", async () => {
+    const sid = await createSession(s.url, "open", {}, { userId: "bob" });
+    await request(s.url).post(`${API}/sessions/${sid}/resources/notes`).send({ topic: "a" }).expect(201);
+    const held = await request(s.url)
+      .post(`${API}/open/actions/hold`)
+      .send({ userId: "bob", sessionId: sid, input: {} })
+      .expect(202);
+    const before = await dumpStores(s.stores);
+    const requestId = held.body.requestId as string;
+    const writes: Array<[string, string, string]> = [
+      ["post", "/open/sessions", "userId=bob"],
+      ["post", "/open/actions/touch", "userId=bob&input=x"],
+      ["post", `/sessions/${sid}/resources/notes`, "topic=b"],
+      ["patch", `/sessions/${sid}/resources/notes/a/content`, "content=x"],
+      ["delete", `/sessions/${sid}/resources/notes/a`, ""],
+      ["post", `/requests/${requestId}/abort`, ""],
+      ["post", `/requests/${requestId}/retry`, ""],
+    ];
+    for (const site of ["cross-site", "same-site"]) {
+      for (const [method, path, body] of writes) {
+        for (const type of ["application/x-www-form-urlencoded", "text/plain", undefined]) {
+          let call = (request(s.url) as unknown as Record<string, (url: string) => request.Test>)[method]!(
+            `${API}${path}`,
+          ).set("sec-fetch-site", site);
+          if (type) call = call.set("content-type", type);
+          const res = await call.send(body);
+          expect([site, method, path, type, res.status, res.body.code]).toEqual([
+            site,
+            method,
+            path,
+            type,
+            415,
+            "unsupported-media-type",
+          ]);
+        }
+      }
+    }
+    expect(await dumpStores(s.stores)).toEqual(before);
+    expect((await s.stores.requests.get(requestId))?.status).toBe("running");
+    // The same writes as JSON (which a browser sends cross-site only after a CORS preflight), or from the same
+    // origin, or from no browser at all, are served.
+    await request(s.url)
+      .post(`${API}/open/sessions`)
+      .set("sec-fetch-site", "cross-site")
+      .send({ userId: "bob" })
+      .expect(201);
+    await request(s.url)
+      .post(`${API}/sessions/${sid}/resources/notes`)
+      .set("sec-fetch-site", "same-origin")
+      .type("text")
+      .send(JSON.stringify({ topic: "c" }))
+      .expect(201);
+    await request(s.url)
+      .post(`${API}/requests/${requestId}/abort`)
+      .set("sec-fetch-site", "cross-site")
+      .set("content-type", "application/json")
+      .expect(202);
+  });
+});
+
 describe("unknown routes and methods", () => {
   it("an unknown route is 404 not-found; a known path with another method is 405 with Allow", async () => {
     expectProblem(await request(s.url).get(`${API}/no/such/route/here`), 404, "not-found");

@@ -379,10 +379,9 @@ export class FlowHost {
       // Specification: listings are scoped to the caller and never rejected; an unidentified caller is nobody.
       if (!principal) return null;
       if (userId !== undefined && userId !== principal.userId) return null;
-      // Flows with their own resolver may identify users differently: list only flows the host resolver governs.
-      const flowIds = this.registry.flows
-        .filter((f) => !f.definition.authentication.resolvePrincipal)
-        .map((f) => f.id);
+      // Specification: "Lists the caller's sessions across flows". A userId is one identity across the host (user
+      // state is shared by every flow by default), so flows with a resolver of their own are listed too.
+      const flowIds = this.registry.flows.map((f) => f.id);
       return { userId: principal.userId, flowIds: wanted(flowIds), owner: principal };
     }
     const open = this.registry.flows.filter((f) => !this.hasResolver(f)).map((f) => f.id);

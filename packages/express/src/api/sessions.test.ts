@@ -278,15 +278,18 @@ describe("GET /sessions (listing)", () => {
     }
   });
 
-  it("with a host resolver the caller sees only their own rows; another userId yields nothing, never 403", async () => {
+  it("with a host resolver the caller sees their own rows across flows (a flow with its own resolver too); another userId yields nothing, never 403", async () => {
     h = await serveLab({ flows: [lab, shared], resolvePrincipal: headerResolver });
     const mine = await createSession(h.url, "shared", as("ada"));
     await createSession(h.url, "shared", as("eve"));
-    await createSession(h.url, "lab", as("ada"));
+    const inLab = await createSession(h.url, "lab", as("ada"));
+    const ids = (res: request.Response) => res.body.sessions.map((x: { id: string }) => x.id).sort();
     const res = await request(h.url).get(`${API}/sessions`).set(as("ada")).expect(200);
-    expect(res.body.sessions.map((x: { id: string }) => x.id)).toEqual([mine]);
+    expect(ids(res)).toEqual([mine, inLab].sort());
     const own = await request(h.url).get(`${API}/sessions?userId=ada`).set(as("ada")).expect(200);
-    expect(own.body.sessions.map((x: { id: string }) => x.id)).toEqual([mine]);
+    expect(ids(own)).toEqual([mine, inLab].sort());
+    const narrowed = await request(h.url).get(`${API}/sessions?flowId=shared`).set(as("ada")).expect(200);
+    expect(ids(narrowed)).toEqual([mine]);
     const other = await request(h.url).get(`${API}/sessions?userId=eve`).set(as("ada")).expect(200);
     expect(other.body.sessions).toEqual([]);
     // Specification: listing endpoints are never rejected; an unidentified caller gets an empty list.

@@ -47,7 +47,14 @@ function isLazySingle(def: AnyResourceDefinition): boolean {
   return isSingleResourceDefinition(def) && def.prefetchMode === "lazy";
 }
 
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+/** Whether `text` holds a C0 control character or DEL (a line break among them). */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
 
 /** A plain object (not an array, not a class instance) that JSON can hold. */
 function isJsonObject(value: unknown): boolean {
@@ -187,7 +194,7 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
   private emitOwn(event: { type: string; data?: JsonObject }): Promise<void> {
     const { type, data } = event;
     // A line break in the type would end the stream's `event:` line and let the rest pose as fields of its own.
-    if (typeof type !== "string" || type === "" || CONTROL_CHARACTER.test(type)) {
+    if (typeof type !== "string" || type === "" || hasControlCharacter(type)) {
       return Promise.reject(
         new FlowError(
           "invalid-request",

@@ -163,7 +163,12 @@ export interface ExternalCollectionHandle<TState extends JsonObject = JsonObject
   list(query?: ExternalQuery | string): Promise<{ items: ExternalRecordRef<TState>[]; nextCursor?: string }>;
 }
 
+/**
+ * `ctx.log`: call it (`ctx.log("indexed", { n })`, at the info level, as a collection hook's `ctx.log(message)`)
+ * or pick the level (`ctx.log.warn(…)`).
+ */
 export interface BlockLogger {
+  (message: string, data?: Record<string, unknown>): void;
   debug(message: string, data?: Record<string, unknown>): void;
   info(message: string, data?: Record<string, unknown>): void;
   warn(message: string, data?: Record<string, unknown>): void;

@@ -66,12 +66,17 @@ function isJsonObject(value: unknown): boolean {
 
 /** A logger that stamps every line with the request it belongs to. */
 export function requestLogger(logger: HostLogger, fields: Record<string, unknown>): BlockLogger {
-  return {
-    debug: (message, data) => logger.debug(message, { ...fields, ...data }),
-    info: (message, data) => logger.info(message, { ...fields, ...data }),
-    warn: (message, data) => logger.warn(message, { ...fields, ...data }),
-    error: (message, data) => logger.error(message, { ...fields, ...data }),
-  };
+  const at =
+    (level: keyof HostLogger) =>
+    (message: string, data?: Record<string, unknown>): void =>
+      logger[level](message, { ...fields, ...data });
+  // Callable (at the info level, as a collection hook's `ctx.log(message)`) and with one method per level.
+  return Object.assign(at("info"), {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+  });
 }
 
 /** Where {@link RunContext}'s accessors find their run. */

@@ -514,3 +514,41 @@ describe("webhook provider check", () => {
     await made.destroy();
   });
 });
+
+describe("ctx.log in a block", () => {
+  it("is callable (at the info level, like a collection hook's ctx.log(message)) and has one method per level, every line stamped with the request", async () => {
+    const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
+    const at =
+      (level: string) =>
+      (message: string, data?: Record<string, unknown>): void => {
+        lines.push([level, message, data]);
+      };
+    const logging = handler({
+      name: "logging",
+      execute: async (_input, ctx) => {
+        ctx.log("plain", { n: 1 });
+        ctx.log.warn("careful");
+        return "ok";
+      },
+    });
+    const flow = defineFlow({
+      kind: "logging",
+      authentication: { requireUser: false, defaultUserId: "u1" },
+      actions: { logging },
+    });
+    await withHost(
+      {
+        flows: [flow],
+        logger: { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") },
+      },
+      async (host) => {
+        const { request } = await host.invoke("logging", "logging", headerCaller(), { input: null });
+        expect((await settle(host, request.id)).record.status).toBe("completed");
+        expect(lines.filter(([, message]) => message === "plain" || message === "careful")).toEqual([
+          ["info", "plain", { requestId: request.id, flowId: "logging", n: 1 }],
+          ["warn", "careful", { requestId: request.id, flowId: "logging" }],
+        ]);
+      },
+    );
+  });
+});

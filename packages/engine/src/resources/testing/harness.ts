@@ -94,7 +94,12 @@ export function makeContext(stores: FlowStores, options: ContextOptions = {}): T
     principal: { userId: session.userId, ...(session.orgId === undefined ? {} : { orgId: session.orgId }) },
     requestId: options.noRequest ? null : (options.requestId ?? "r1"),
     signal: new AbortController().signal,
-    log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
+    log: Object.assign(log("info"), {
+      debug: log("debug"),
+      info: log("info"),
+      warn: log("warn"),
+      error: log("error"),
+    }),
     async emit(type, data) {
       if (options.noRequest) return;
       events.push({ type, data: structuredClone(data) });

@@ -46,6 +46,10 @@ export function sessionView(session: SessionRecord) {
   };
 }
 
+/**
+ * The architecture's request view, plus the principal it ran as (`userId`, `orgId`): the specification's
+ * request record "carries `userId`".
+ */
 export function requestView(request: RequestRecord) {
   return {
     id: request.id,
@@ -53,6 +57,8 @@ export function requestView(request: RequestRecord) {
     flowId: request.flowId,
     action: request.action,
     status: request.status,
+    userId: request.userId,
+    ...(request.orgId !== undefined ? { orgId: request.orgId } : {}),
     ...(request.output !== undefined ? { output: request.output } : {}),
     ...(request.error !== undefined ? { error: request.error } : {}),
     createdAt: request.createdAt,

@@ -207,7 +207,7 @@ describe("POST /:flowId/actions/:action", () => {
 });
 
 describe("requests: status, abort, retry", () => {
-  it("GET /requests/:id returns the architecture's record view; a failure carries no stack", async () => {
+  it("GET /requests/:id returns the architecture's record view, with the userId the specification's request record carries; a failure carries no stack", async () => {
     const done = await invoke(s.url, "lab", "touch", { input: { key: "k", title: "T" } }, as("ada"));
     await finished(s.stores, done.requestId);
     const res = await request(s.url).get(`${API}/requests/${done.requestId}`).set(as("ada")).expect(200);
@@ -218,6 +218,7 @@ describe("requests: status, abort, retry", () => {
         flowId: "lab",
         action: "touch",
         status: "completed",
+        userId: "ada",
         output: { count: 1 },
         createdAt: expect.any(String),
         completedAt: expect.any(String),

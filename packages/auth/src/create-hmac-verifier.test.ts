@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHmacVerifier } from "./create-hmac-verifier.js";
 
 const SECRET = "partner-shared-secret";
@@ -141,5 +141,20 @@ describe("createHmacVerifier — construction", () => {
     expect(() => createHmacVerifier({ secret: [SECRET, ""], format: "raw" })).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining(SECRET) }),
     );
+  });
+});
+
+describe("createHmacVerifier without a clock of its own", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("reads the current time at each check, so fake timers set after it was built apply", () => {
+    const verify = createHmacVerifier({ secret: SECRET, format: "alpha" });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(NOW_S * 1000);
+    expect(verify(BODY, alphaHeader(NOW_S))).toBe(true);
+    vi.setSystemTime((NOW_S + 301) * 1000);
+    expect(verify(BODY, alphaHeader(NOW_S))).toBe(false);
   });
 });

@@ -94,7 +94,8 @@ export function createHmacVerifier(options: HmacVerifierOptions): HmacVerify {
   const secrets: readonly string[] = [...secretList];
   const algorithm = oneOf(options.algorithm, ALGORITHMS, "algorithm", "sha256");
   const encoding = oneOf(options.encoding, ENCODINGS, "encoding", "hex");
-  const now = options.now ?? Date.now;
+  // Looked up at each call, not kept: a clock faked after construction (fake timers) is the one read.
+  const now = options.now ?? (() => Date.now());
   if (typeof now !== "function")
     throw new TypeError(`${OWNER}: now must be a function returning milliseconds.`);
 

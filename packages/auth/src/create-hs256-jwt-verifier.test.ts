@@ -1,5 +1,5 @@
 import { SignJWT } from "jose";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHs256JwtVerifier } from "./create-hs256-jwt-verifier.js";
 
 const SECRET = "a-very-long-test-secret-of-at-least-32-bytes";
@@ -179,5 +179,21 @@ describe("createHs256JwtVerifier", () => {
   ])("throws a TypeError at construction for %s", (_name, options, message) => {
     expect(() => createHs256JwtVerifier(options as never)).toThrow(TypeError);
     expect(() => createHs256JwtVerifier(options as never)).toThrow(message);
+  });
+});
+
+describe("createHs256JwtVerifier without a clock of its own", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("reads the current time at each check, so fake timers set after it was built apply", async () => {
+    const verify = createHs256JwtVerifier({ secret: SECRET, issuer: ISS, audience: AUD });
+    const jwt = await token();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(NOW_S * 1000);
+    expect(await verify(jwt)).toMatchObject({ sub: "u_1" });
+    vi.setSystemTime((NOW_S + 3601) * 1000);
+    expect(await verify(jwt)).toBeNull();
   });
 });

@@ -57,7 +57,8 @@ export function createHs256JwtVerifier(options: Hs256JwtVerifierOptions): Hs256J
   if (typeof skew !== "number" || !Number.isFinite(skew) || skew < 0) {
     throw new TypeError(`${OWNER}: clockSkewSeconds must be a finite number >= 0.`);
   }
-  const now = options.now ?? Date.now;
+  // Looked up at each call, not kept: a clock faked after construction (fake timers) is the one read.
+  const now = options.now ?? (() => Date.now());
   if (typeof now !== "function")
     throw new TypeError(`${OWNER}: now must be a function returning milliseconds.`);
   for (const [name, value] of [

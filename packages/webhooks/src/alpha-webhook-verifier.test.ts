@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import Stripe from "stripe";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { alphaWebhookVerifier } from "./alpha-webhook-verifier.js";
 
 const SECRET = "whsec_test_secret";
@@ -215,5 +215,20 @@ describe("alphaWebhookVerifier", () => {
     expect(() => alphaWebhookVerifier([SECRET, ""])).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining(SECRET) }),
     );
+  });
+});
+
+describe("alphaWebhookVerifier without a clock of its own", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("reads the current time at each verification, so fake timers set after it was built apply", () => {
+    const verify = alphaWebhookVerifier(SECRET);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(NOW_S * 1000);
+    expect(verify(BODY, { "stripe-signature": stripeHeader() })).toBe(true);
+    vi.setSystemTime((NOW_S + 301) * 1000);
+    expect(verify(BODY, { "stripe-signature": stripeHeader() })).toBe(false);
   });
 });

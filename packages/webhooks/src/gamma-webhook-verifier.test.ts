@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { isValidSlackRequest } from "@slack/bolt";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { gammaWebhookVerifier } from "./gamma-webhook-verifier.js";
 
 // Slack's documented example ("Verifying requests from Slack"): secret, timestamp, body and signature.
@@ -166,5 +166,20 @@ describe("gammaWebhookVerifier", () => {
     expect(verify(BODY, { ...good, "x-slack-signature": 7 } as never)).toBe(false);
     expect(gammaWebhookVerifier(SECRET, { now: () => Number.NaN })(BODY, good)).toBe(false);
     expect(verify(new TextEncoder().encode(BODY).buffer, good)).toBe(true);
+  });
+});
+
+describe("gammaWebhookVerifier without a clock of its own", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("reads the current time at each verification, so fake timers set after it was built apply", () => {
+    const verify = gammaWebhookVerifier(SECRET);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(NOW_S * 1000);
+    expect(verify(BODY, headers(slackSign(SECRET, NOW_S)))).toBe(true);
+    vi.setSystemTime((NOW_S - 301) * 1000);
+    expect(verify(BODY, headers(slackSign(SECRET, NOW_S)))).toBe(false);
   });
 });

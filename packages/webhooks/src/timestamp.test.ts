@@ -35,8 +35,15 @@ describe("isFresh", () => {
 });
 
 describe("checkClock", () => {
-  it("defaults to Date.now and refuses a clock that is not a function", () => {
-    expect(checkClock(undefined, "t")).toBe(Date.now);
+  it("defaults to the current Date.now at each call and refuses a clock that is not a function", () => {
+    const clock0 = checkClock(undefined, "t");
+    const realNow = Date.now;
+    Date.now = () => 42;
+    try {
+      expect(clock0()).toBe(42);
+    } finally {
+      Date.now = realNow;
+    }
     const clock = () => 5;
     expect(checkClock(clock, "t")).toBe(clock);
     expect(() => checkClock(5, "owner")).toThrow(/owner: now/);

@@ -32,9 +32,10 @@ export function checkTolerance(value: unknown, owner: string): number {
   return value;
 }
 
-/** Validates a `now` option at construction; `Date.now` when it is not given. */
+/** Validates a `now` option at construction; the current `Date.now`, read at each call, when it is not given. */
 export function checkClock(value: unknown, owner: string): () => number {
-  if (value === undefined || value === null) return Date.now;
+  // Looked up at each call, not kept: a clock faked after construction (fake timers) is the one read.
+  if (value === undefined || value === null) return () => Date.now();
   if (typeof value !== "function")
     throw new TypeError(`${owner}: now must be a function returning milliseconds.`);
   return value as () => number;

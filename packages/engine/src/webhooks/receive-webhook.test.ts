@@ -103,13 +103,16 @@ describe("routing refusals before verification", () => {
     await expectNothingDispatched();
   });
 
-  it("a verified body the provider cannot parse is 400 webhook-parse-failed", async () => {
+  it("a verified body the default JSON parse cannot read is 400 invalid-json; one a provider's own parse refuses is 400 webhook-parse-failed", async () => {
     const body = "{not json";
     const response = await t.post("/billing/webhooks/stripe", body, {
       "stripe-signature": alphaSignature(body),
     });
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: "webhook-parse-failed" });
+    expect(response.body).toMatchObject({ code: "invalid-json" });
+    const own = await t.post("/billing/webhooks/slack", body, gammaHeaders(body));
+    expect(own.status).toBe(400);
+    expect(own.body).toMatchObject({ code: "webhook-parse-failed" });
     await expectNothingDispatched();
   });
 

@@ -86,7 +86,11 @@ export async function receiveWebhook(
   try {
     payload = definition.parse ? await definition.parse(rawBody, headers) : defaultParse(rawBody);
   } catch {
-    throw new FlowError("webhook-parse-failed", "The webhook body could not be parsed.");
+    // The default parse reads JSON, so its failure is the API's malformed-JSON answer; a provider's own
+    // parse (form bodies, XML) fails with a code of its own.
+    throw definition.parse
+      ? new FlowError("webhook-parse-failed", "The webhook body could not be parsed.")
+      : new FlowError("invalid-json", "The webhook body is not valid JSON (UTF-8).");
   }
   // Extractors are application code over untrusted payloads: one that throws makes the delivery
   // untyped (ignored with 202) or id-less, never a 500 the provider would retry forever.

@@ -201,6 +201,25 @@ describe("generator execution (AI SDK mock model)", () => {
       expect(run.budget.used).toBe(25);
     });
 
+    it("a budget used up exactly stops before the next model call: still calling tools is token-budget-exceeded, an answer that finishes on it is kept", async () => {
+      const { run } = createTestRun();
+      const model = new MockLanguageModelV4({
+        doStream: [toolStep("a", "lookup", {}, { input: 40, output: 60 }), textStep(["never"])],
+      });
+      const block = generator({ name: "exact", model, prompt: "p", tokenBudget: 100, tools: lookupTool() });
+      const error = await executeBlock(block, undefined, run).catch((e: unknown) => e);
+      expect(hasErrorCode(error, "token-budget-exceeded")).toBe(true);
+      expect((error as FlowError).details).toMatchObject({ budget: "generator", limit: 100, used: 100 });
+      expect((error as FlowError).message).toMatch(/stopped: 100 tokens used up the 100-token budget/);
+      expect(model.doStreamCalls).toHaveLength(1);
+
+      const finishing = new MockLanguageModelV4({
+        doStream: [textStep(["done"], { input: 40, output: 60 })],
+      });
+      const fits = generator({ name: "fits", model: finishing, prompt: "p", tokenBudget: 100 });
+      expect(await executeBlock(fits, undefined, createTestRun().run)).toBe("done");
+    });
+
     it("fails when the final step takes the run past the action's budget", async () => {
       const { run } = createTestRun({ limit: 7 });
       const model = new MockLanguageModelV4({

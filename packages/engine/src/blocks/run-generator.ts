@@ -54,8 +54,9 @@ export async function runGenerator(block: GeneratorBlock, input: unknown, run: B
     ...(instructions === undefined ? {} : { instructions }),
     prompt,
     tools: toolsFor(block, run),
-    // A budget passed after a step ends the loop before the next model call; the error is thrown below.
-    stopWhen: [stepCountIs(block.maxSteps), () => tokens.exceededError() !== undefined],
+    // A budget used up (or passed) after a step ends the loop before the next model call; the error, if any,
+    // is thrown below.
+    stopWhen: [stepCountIs(block.maxSteps), () => tokens.spent()],
     abortSignal: run.signal,
     // There is no provider-neutral end-user field; OpenAI's `user` is the one the definition documents.
     ...(typeof user === "string" && user !== "" ? { providerOptions: { openai: { user } } } : {}),
@@ -112,6 +113,8 @@ export async function runGenerator(block: GeneratorBlock, input: unknown, run: B
 
   const steps = await result.steps;
   const last = steps.at(-1);
+  // Stopped by a budget used up exactly while the model still called tools: its work is unfinished.
+  if (last !== undefined && last.finishReason === "tool-calls" && tokens.spent()) throw tokens.stoppedError();
   if (last !== undefined && last.finishReason === "tool-calls" && steps.length >= block.maxSteps) {
     throw new FlowError(
       "step-limit-exceeded",

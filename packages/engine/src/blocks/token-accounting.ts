@@ -49,6 +49,26 @@ export class GeneratorTokens {
   }
 
   /**
+   * Whether a limit is reached (used up exactly, or passed): no further model call may start, as any would
+   * use at least one more token.
+   */
+  spent(): boolean {
+    if (this.exceededError() !== undefined) return true;
+    const { limit, used } = this.shared;
+    return (
+      (this.ownLimit !== undefined && this.used >= this.ownLimit) || (limit !== undefined && used >= limit)
+    );
+  }
+
+  /** The error of a generator stopped with its budget used up while the model still called tools. */
+  stoppedError(): FlowError {
+    const own = this.ownLimit !== undefined && this.used >= this.ownLimit;
+    const limit = own ? this.ownLimit! : this.shared.limit!;
+    const used = own ? this.used : this.shared.used;
+    return this.error(own ? "generator" : "action", limit, used, true);
+  }
+
+  /**
    * The `token-budget-exceeded` error once a limit is passed, by this generator or (through the shared
    * budget) by a sibling running in parallel; `undefined` while within budget.
    */
@@ -63,11 +83,13 @@ export class GeneratorTokens {
     return this.exceeded;
   }
 
-  private error(budget: "generator" | "action", limit: number, used: number): FlowError {
+  private error(budget: "generator" | "action", limit: number, used: number, stopped = false): FlowError {
     const whose = budget === "generator" ? `generator "${this.blockName}"` : "the action";
     return new FlowError(
       "token-budget-exceeded",
-      `Generator "${this.blockName}" stopped: ${used} tokens used, past the ${limit}-token budget of ${whose}.`,
+      stopped
+        ? `Generator "${this.blockName}" stopped: ${used} tokens used up the ${limit}-token budget of ${whose} while the model was still calling tools.`
+        : `Generator "${this.blockName}" used ${used} tokens, past the ${limit}-token budget of ${whose}.`,
       { details: { block: this.blockName, budget, limit, used } },
     );
   }

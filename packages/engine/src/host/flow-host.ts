@@ -58,6 +58,8 @@ export class FlowHost {
   private readonly options: FlowHostOptions;
   private readonly runner: Runner;
   private state: "new" | "started" | "closed" = "new";
+  /** The one start of this host, once asked for. */
+  private starting: Promise<void> | undefined;
   private recoveryTimer: NodeJS.Timeout | undefined;
   private inbound: SourcedInboundRoute[] | undefined;
 
@@ -96,16 +98,35 @@ export class FlowHost {
     return [...this.inbound];
   }
 
-  /** Startup checks (webhook providers, inbound routes), then resumes durable work left by a previous host. */
-  async start(): Promise<void> {
-    if (this.state === "started") return;
+  /**
+   * Startup checks (webhook providers, inbound routes), then resumes durable work left by a previous host.
+   * One start per host: calls made while it runs share it (a failed start fails them all, and every later
+   * one). A host first used without it starts on that first use ({@link ensureStarted}).
+   */
+  start(): Promise<void> {
     if (this.state === "closed")
-      throw new FlowError("host-not-started", "This host was closed; create a new one.");
+      return Promise.reject(new FlowError("host-not-started", "This host was closed; create a new one."));
+    this.starting ??= this.startOnce();
+    return this.starting;
+  }
+
+  /**
+   * Starts a host that was never started (an application that mounted it without `await host.start()`), so
+   * its first request is served rather than refused; a started host goes on, a closed one stays closed.
+   */
+  async ensureStarted(): Promise<void> {
+    if (this.state === "new") await this.start();
+  }
+
+  private async startOnce(): Promise<void> {
     this.checkWebhookProviders();
     this.inboundRoutes();
     await this.stores.setup?.();
+    // Closed while the stores were being set up: it never starts.
+    if (this.state === "closed") return;
     this.state = "started";
     await this.runner.recover();
+    if (this.state !== "started") return;
     const every = this.options.recoveryIntervalMs ?? 2_000;
     const recover = () => {
       this.runner.recover().catch((error: unknown) => {
@@ -281,6 +302,7 @@ export class FlowHost {
       parentSessionId?: string;
     } = {},
   ): Promise<SessionRecord> {
+    await this.ensureStarted();
     this.assertStarted();
     const flow = this.registry.get(flowId);
     // Specification: with a resolver, userId and orgId come from the principal; the body's are read only without one.
@@ -428,6 +450,7 @@ export class FlowHost {
       metadata?: JsonObject;
     },
   ): Promise<{ request: RequestRecord; session: SessionRecord }> {
+    if (this.state === "new") await this.start();
     this.assertStarted();
     const flow = this.registry.get(flowId);
     const action = flow.definition.actions[actionName];
@@ -560,6 +583,7 @@ export class FlowHost {
 
   /** Re-runs a finished action request with the same input; webhook-originated requests are refused. */
   async retryRequest(requestId: string, caller: Caller): Promise<RequestRecord> {
+    await this.ensureStarted();
     this.assertStarted();
     const { request, flow } = await this.authorizeRequest(requestId, caller);
     if (request.metadata.origin === "webhook" || request.action.startsWith("webhook:")) {
@@ -614,6 +638,7 @@ export class FlowHost {
    * (or closed) refuses them all, reads included, as it refuses actions and session creation.
    */
   async resourceApi(sessionId: string, caller: Caller): Promise<ClientResourceApi> {
+    await this.ensureStarted();
     this.assertStarted();
     const { session, flow } = await this.authorizeSession(sessionId, caller);
     return createClientResourceApi(this.clientContext(flow, session), flow.allResources);

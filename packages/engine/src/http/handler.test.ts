@@ -106,11 +106,10 @@ describe("a host not started, or closed", () => {
     ...(body === undefined ? {} : { rawBody: Buffer.from(JSON.stringify(body)) }),
   });
 
-  it("refuses session creation and the resource routes with 503 host-not-started, before start() and after close(); nothing is written", async () => {
+  it("a closed host refuses session creation and the resource routes with 503 host-not-started; nothing is written", async () => {
     const stores = createMemoryStores();
     // A session and an item stored while the host ran, to address afterwards.
     const host = createFlowHost({ flows: [notebook], stores, logger: silentLogger, recoveryIntervalMs: 0 });
-    const fresh = createFlowHost({ flows: [notebook], stores, logger: silentLogger, recoveryIntervalMs: 0 });
     await host.start();
     const handle = createHttpHandler(host);
     const created = await handle(call("POST", "/notebook/sessions", {}));
@@ -121,27 +120,20 @@ describe("a host not started, or closed", () => {
     await host.close();
     const sessions = (await stores.sessions.list({})).total;
     const items = () => stores.resources.count({ scope: "session", scopeId: sessionId, bucket: "shared" });
-    for (const [label, target] of [
-      ["before start()", fresh],
-      ["after close()", host],
-    ] as const) {
-      const served = createHttpHandler(target);
-      for (const request of [
-        call("POST", "/notebook/sessions", {}),
-        call("POST", `/sessions/${sessionId}/resources/notes`, { topic: "b", content: "x" }),
-        call("PATCH", `/sessions/${sessionId}/resources/notes/a/content`, { content: "y" }),
-        call("DELETE", `/sessions/${sessionId}/resources/notes/a`),
-        call("GET", `/sessions/${sessionId}/resources/notes`),
-      ]) {
-        const response = await served(request);
-        expect([
-          label,
-          request.method,
-          request.path,
-          response.status,
-          (response.body as { code?: string }).code,
-        ]).toEqual([label, request.method, request.path, 503, "host-not-started"]);
-      }
+    for (const request of [
+      call("POST", "/notebook/sessions", {}),
+      call("POST", `/sessions/${sessionId}/resources/notes`, { topic: "b", content: "x" }),
+      call("PATCH", `/sessions/${sessionId}/resources/notes/a/content`, { content: "y" }),
+      call("DELETE", `/sessions/${sessionId}/resources/notes/a`),
+      call("GET", `/sessions/${sessionId}/resources/notes`),
+    ]) {
+      const response = await handle(request);
+      expect([
+        request.method,
+        request.path,
+        response.status,
+        (response.body as { code?: string }).code,
+      ]).toEqual([request.method, request.path, 503, "host-not-started"]);
     }
     expect((await stores.sessions.list({})).total).toBe(sessions);
     expect(await items()).toBe(1);
@@ -151,5 +143,49 @@ describe("a host not started, or closed", () => {
         "notes/a",
       ),
     ).toBeNull();
+  });
+
+  it("a host mounted without start() is started by its first request (the stores set up once), and serves it", async () => {
+    const stores = createMemoryStores();
+    let setups = 0;
+    const setup = stores.setup?.bind(stores);
+    stores.setup = async () => {
+      setups += 1;
+      await setup?.();
+    };
+    const host = createFlowHost({ flows: [notebook], stores, logger: silentLogger, recoveryIntervalMs: 0 });
+    const handle = createHttpHandler(host);
+    const [first, second] = await Promise.all([
+      handle(call("POST", "/notebook/sessions", {})),
+      handle(call("GET", "/sessions")),
+    ]);
+    expect([first.status, second.status]).toEqual([201, 200]);
+    expect(host.started).toBe(true);
+    expect(setups).toBe(1);
+    const sessionId = (first.body as { session: { id: string } }).session.id;
+    expect(
+      (await handle(call("POST", `/sessions/${sessionId}/resources/notes`, { topic: "a" }))).status,
+    ).toBe(201);
+    await host.close();
+    expect(host.started).toBe(false);
+    await expect(host.start()).rejects.toMatchObject({ code: "host-not-started" });
+  });
+
+  it("a host closed while its first start sets the stores up never starts", async () => {
+    const stores = createMemoryStores();
+    let release!: () => void;
+    stores.setup = () =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    const host = createFlowHost({ flows: [notebook], stores, logger: silentLogger, recoveryIntervalMs: 0 });
+    const starting = host.start();
+    await host.close();
+    release();
+    await starting;
+    expect(host.started).toBe(false);
+    const response = await createHttpHandler(host)(call("POST", "/notebook/sessions", {}));
+    expect(response.status).toBe(503);
+    expect((await stores.sessions.list({})).total).toBe(0);
   });
 });

@@ -307,6 +307,8 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
   const table = new RouteTable<HttpContext>([...coreRoutes, ...resourceRoutes, webhookRoute]);
   return async (request) => {
     try {
+      // An application that mounted a host without `await host.start()` gets it started by the first request.
+      if (!host.started) await host.ensureStarted();
       if (request.rawBody && request.rawBody.byteLength > context.bodyLimit) {
         throw new FlowError("payload-too-large", `The request body exceeds ${context.bodyLimit} bytes.`, {
           details: { limit: context.bodyLimit },

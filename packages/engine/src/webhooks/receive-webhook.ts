@@ -58,7 +58,8 @@ export async function receiveWebhook(
   provider: string,
   caller: Caller & { rawBody: Uint8Array; headers: Record<string, string | string[] | undefined> },
 ): Promise<WebhookOutcome> {
-  // A host not started (or closed) would persist a request nobody runs: refuse before reading anything.
+  // A host never started starts now; a closed one would persist a request nobody runs: refuse before reading.
+  if (!host.started) await host.ensureStarted();
   if (!host.started) {
     throw new FlowError("host-not-started", "The host is not started; webhook deliveries are refused.");
   }

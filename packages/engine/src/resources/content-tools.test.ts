@@ -125,6 +125,44 @@ describe.each(STORE_FACTORIES)("generic content tools ($name store)", (factory) 
     });
   });
 
+  it("a glob may leave the scope out (files/**: the path, in every scope), for globResources and grep's uriGlob", async () => {
+    const { call } = await tools();
+    expect(await call("globResources", { pattern: "files/**" })).toEqual({
+      uris: ["session/files/src/a.ts"],
+      truncated: false,
+    });
+    expect(await call("globResources", { pattern: "guide" })).toEqual({
+      uris: ["session/guide"],
+      truncated: false,
+    });
+    expect(await call("globResources", { pattern: "user/**" })).toEqual({ uris: [], truncated: false });
+    expect(await call("grepResourceContent", { pattern: "alpha", uriGlob: "files/**" })).toEqual({
+      matches: [{ uri: "session/files/src/a.ts", line: 1, text: "const alpha = 1;" }],
+      truncated: false,
+    });
+  });
+
+  it("an external record without a content template is read as its state", async () => {
+    const plain = defineExternalCollection({
+      pattern: "crm/*",
+      scope: "user",
+      stateSchema: z.object({ name: z.string() }),
+      llmReadable: true,
+      read: ({ key }) => (key === "acme" ? { name: "Acme Corp" } : null),
+    });
+    const scope = createResourceScope(makeContext(stores).ctx, { plain });
+    await scope.load();
+    const read = createContentTools(scope).readResourceContent!.execute as (
+      input: unknown,
+      options: unknown,
+    ) => Promise<unknown>;
+    expect(await read({ uri: "user/crm/acme" }, { toolCallId: "t", messages: [] })).toEqual({
+      uri: "user/crm/acme",
+      content: null,
+      state: { name: "Acme Corp" },
+    });
+  });
+
   it("grepResourceContent stops a pattern that backtracks catastrophically, within its time budget", async () => {
     const { call, scope } = await tools();
     // (a+)+$ against 29 a's and a "!" backtracks for seconds, holding the event loop; each more a doubles it.

@@ -93,6 +93,14 @@ function locate(scope: ResourceScope, uri: string, access: Access) {
   throw unavailable ?? unreachable(uri, access);
 }
 
+/**
+ * Whether a uri matches a glob written either way: over the whole uri (`session/files/**`) or, without its
+ * scope, over the path (`files/**`, in every scope).
+ */
+function uriMatches(uri: string, pattern: string): boolean {
+  return posix.matchesGlob(uri, pattern) || posix.matchesGlob(uri.slice(uri.indexOf("/") + 1), pattern);
+}
+
 /** Every readable stored resource (externals skipped: they are not enumerable), as `[uri, read]`. */
 async function readableEntries(
   scope: ResourceScope,
@@ -144,8 +152,12 @@ export function readResourceContentTool(scope?: ResourceScope): Tool {
         const { runtime, path } = locate(scope, uri, "read");
         if (runtime instanceof SingleResourceRuntime)
           return { uri, content: await runtime.handle.readContent() };
-        if (runtime instanceof ExternalCollectionRuntime)
-          return { uri, content: await (await runtime.handle.get(path)).readContent() };
+        if (runtime instanceof ExternalCollectionRuntime) {
+          // A record without a content template has no body: the model reads its (validated) state instead.
+          const record = await runtime.handle.get(path);
+          const content = await record.readContent();
+          return content === null ? { uri, content, state: record.state } : { uri, content };
+        }
         return { uri, content: await (await runtime.handle.get(path)).readContent() };
       }),
   });
@@ -182,13 +194,14 @@ export function createContentTools(scope: ResourceScope): Record<string, Tool> {
     readResourceContent: readResourceContentTool(scope),
     writeResourceContent: writeResourceContentTool(scope),
     globResources: tool({
-      description: "List resource uris matching a glob pattern (for example session/files/**/*.md).",
+      description:
+        "List resource uris matching a glob pattern, over the uri (session/files/**/*.md) or the path in any scope (files/**/*.md).",
       inputSchema: z.object({ pattern: z.string() }),
       execute: ({ pattern }) =>
         guarded(async () => {
           const uris = (await readableEntries(scope))
             .map((e) => e.uri)
-            .filter((uri) => posix.matchesGlob(uri, pattern));
+            .filter((uri) => uriMatches(uri, pattern));
           return { uris: uris.slice(0, MAX_RESULTS), truncated: uris.length > MAX_RESULTS };
         }),
     }),
@@ -211,7 +224,7 @@ export function createContentTools(scope: ResourceScope): Record<string, Tool> {
           let budgetMs = GREP_TIME_BUDGET_MS;
           for (const entry of await readableEntries(scope)) {
             if (matches.length > MAX_RESULTS) break;
-            if (uriGlob !== undefined && !posix.matchesGlob(entry.uri, uriGlob)) continue;
+            if (uriGlob !== undefined && !uriMatches(entry.uri, uriGlob)) continue;
             const content = await entry.read();
             if (content === null) continue;
             const lines = content.split("\n");

@@ -7,6 +7,8 @@ import {
   projectionOf,
   type ResourceIdentity,
 } from "@flowrt/core";
+import type { z } from "zod";
+import { withSchemaDefaults } from "../state/defaults.js";
 import type {
   ResourceChangeKind,
   ResourceChangeNotice,
@@ -45,7 +47,9 @@ export function clientDataOf(
 ): JsonValue | undefined {
   let projected: unknown;
   try {
-    projected = projectClientData(def, state);
+    // A stored state read as its schema reads it today (a field added since, with a default, takes it).
+    const current = stored ? withSchemaDefaults(def.stateSchema as z.ZodType | undefined, state) : state;
+    projected = projectClientData(def, current);
   } catch (error) {
     ctx.log.warn(`resource "${ref}" client.data threw; served without clientData`, {
       error: (error as Error)?.message,

@@ -200,6 +200,62 @@ describe.each(STORE_FACTORIES)("snapshot ($name store)", (factory) => {
     await expect(api.readContent("template")).rejects.toMatchObject({ code: "resource-not-found" });
   });
 
+  it("a field the schema added (with a default) since a record was written reads as its default: handles, list pages, items, the snapshot", async () => {
+    const v1 = defineResourceCollection({
+      pattern: "ev/*",
+      scope: "session",
+      stateSchema: z.object({ title: z.string().default("") }),
+      prefetchWindow: 1,
+      client: { state: { read: true } },
+    });
+    const v2 = defineResourceCollection({
+      pattern: "ev/*",
+      scope: "session",
+      stateSchema: z.object({ title: z.string().default(""), added: z.string().default("NEW") }),
+      prefetchWindow: 1,
+      client: { state: { read: true } },
+    });
+    const before = createResourceScope(makeContext(stores).ctx, { ev: v1 });
+    await before.load();
+    await (before.handles as Record<string, any>).ev.create("a", { title: "t" });
+
+    const after = createResourceScope(makeContext(stores).ctx, { ev: v2 });
+    await after.load();
+    expect((await (after.handles as Record<string, any>).ev.get("a")).state).toEqual({
+      title: "t",
+      added: "NEW",
+    });
+    const reader = makeContext(stores, { noRequest: true });
+    const api = createClientResourceApi(reader.ctx, { ev: v2 });
+    expect((await api.listItems("ev")).items).toEqual([
+      { topic: "ev/a", clientData: { title: "t", added: "NEW" } },
+    ]);
+    expect(await api.readItem("ev", "a")).toEqual({
+      topic: "ev/a",
+      clientData: { title: "t", added: "NEW" },
+    });
+    // The routes' JSON text (served from the stored text when nothing is missing) has the default too.
+    expect(JSON.parse(await api.listItemsJson("ev")).items).toEqual([
+      { topic: "ev/a", clientData: { title: "t", added: "NEW" } },
+    ]);
+    expect(JSON.parse(await api.readItemJson("ev", "a"))).toEqual({
+      topic: "ev/a",
+      clientData: { title: "t", added: "NEW" },
+    });
+    expect((await buildSnapshot(reader.ctx, { ev: v2 })).resources.session).toEqual({
+      ev: { count: 1, prefetched: [{ topic: "ev/a", clientData: { title: "t", added: "NEW" } }] },
+    });
+    // Nothing was written by reading: the stored record is as v1 wrote it.
+    expect(
+      (
+        await stores.resources.getState(
+          { scope: "session", scopeId: reader.ctx.session.id, bucket: "shared" },
+          "ev/a",
+        )
+      )?.state,
+    ).toEqual({ title: "t" });
+  });
+
   it("org-scope resources are left out on a session without an org", async () => {
     const snapshot = await buildSnapshot(
       makeContext(stores, { session: { orgId: undefined } }).ctx,

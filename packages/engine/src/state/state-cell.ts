@@ -1,5 +1,6 @@
 import { type CasResult, FlowError, type JsonObject, type JsonValue, type Versioned } from "@flowrt/core";
 import type { z } from "zod";
+import { withSchemaDefaults } from "./defaults.js";
 import { applyIncrements, applyPatch, applyPush } from "./delta.js";
 import { cloneJson, findNonJson, isPlainObject, renameProtoKeys, restoreProtoKeys } from "./json.js";
 
@@ -250,7 +251,8 @@ export class StateCell {
   }
 
   private adopt(stored: Versioned<JsonObject> | null): void {
-    this.current = stored ? cloneJson(stored.value) : undefined;
+    // A field the schema added (with a default) since the record was written reads as its default.
+    this.current = stored ? withSchemaDefaults(this.options.schema, cloneJson(stored.value)) : undefined;
     this.version = stored ? stored.version : null;
   }
 

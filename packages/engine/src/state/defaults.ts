@@ -1,0 +1,65 @@
+import type { JsonObject, JsonValue } from "@flowrt/core";
+import type { z } from "zod";
+import { isPlainObject, setOwn } from "./json.js";
+
+/** A schema's top-level fields that fill themselves when absent (a `.default()`), by schema. */
+const defaultedBySchema = new WeakMap<object, readonly (readonly [string, z.ZodType])[]>();
+
+function defaultedFields(schema: z.ZodType): readonly (readonly [string, z.ZodType])[] {
+  let fields = defaultedBySchema.get(schema);
+  if (fields === undefined) {
+    const shape = (schema as { shape?: unknown }).shape;
+    const found: (readonly [string, z.ZodType])[] = [];
+    if (isPlainObject(shape)) {
+      for (const [key, field] of Object.entries(shape as Record<string, z.ZodType>)) {
+        const absent = field.safeParse(undefined);
+        if (absent.success && absent.data !== undefined) found.push([key, field]);
+      }
+    }
+    fields = Object.freeze(found);
+    defaultedBySchema.set(schema, fields);
+  }
+  return fields;
+}
+
+/**
+ * A stored state as its schema reads it today: a top-level field the schema has added since the record was
+ * written, with a default, takes that default (what the next write would store anyway). Fields present are
+ * left as stored; `state` is returned itself when nothing is missing, else a shallow copy.
+ */
+export function withSchemaDefaults(schema: z.ZodType | undefined, state: JsonObject): JsonObject {
+  if (schema === undefined) return state;
+  let filled: JsonObject | undefined;
+  for (const [key, field] of defaultedFields(schema)) {
+    if (Object.hasOwn(state, key)) continue;
+    const absent = field.safeParse(undefined);
+    if (!absent.success || absent.data === undefined) continue;
+    filled ??= { ...state };
+    setOwn(filled, key, absent.data as JsonValue);
+  }
+  return filled ?? state;
+}
+
+/** The `"key":` texts of a schema's defaulted fields, as `JSON.stringify` writes them, by schema. */
+const needlesBySchema = new WeakMap<object, readonly string[]>();
+
+function defaultedNeedles(schema: z.ZodType): readonly string[] {
+  let needles = needlesBySchema.get(schema);
+  if (needles === undefined) {
+    needles = Object.freeze(defaultedFields(schema).map(([key]) => `${JSON.stringify(key)}:`));
+    needlesBySchema.set(schema, needles);
+  }
+  return needles;
+}
+
+/**
+ * Whether a stored state's JSON text (as `JSON.stringify` writes it) lacks a field its schema would now fill
+ * with a default, so that serving the text as it is would leave the default out. A substring search per
+ * defaulted key (`"key":` anywhere in the text), so a list page of stored texts stays cheap: a key found only
+ * in a nested object counts as present (such a record is served as stored, without that one default).
+ */
+export function lacksSchemaDefaults(schema: z.ZodType | undefined, text: string): boolean {
+  if (schema === undefined) return false;
+  for (const needle of defaultedNeedles(schema)) if (!text.includes(needle)) return true;
+  return false;
+}

@@ -123,7 +123,7 @@ export function parsePagination(query: ListQuery): { limit: number; offset: numb
 const visibleByDeclarations = new WeakMap<object, Readonly<Record<string, AnyResourceDefinition>>>();
 
 /** The declarations with a `client` config (rule 1: the others are invisible to clients). */
-export function visibleResources(
+function visibleResources(
   declarations: Readonly<Record<string, AnyResourceDefinition>>,
 ): Readonly<Record<string, AnyResourceDefinition>> {
   const frozen = Object.isFrozen(declarations);

@@ -256,6 +256,27 @@ describe.each(STORE_FACTORIES)("snapshot ($name store)", (factory) => {
     ).toEqual({ title: "t" });
   });
 
+  it("a client config that grants nothing (client: {}, every flag false) is absent from the snapshot, as from the manifest", async () => {
+    const empty = defineResource({ scope: "session", content: "x", client: {} });
+    const closed = defineResourceCollection({
+      pattern: "closed/*",
+      scope: "session",
+      stateSchema: schema,
+      client: { content: { read: false }, state: { read: false } },
+    });
+    const writer = createResourceScope(makeContext(stores).ctx, { closed });
+    await writer.load();
+    await (writer.handles as Record<string, any>).closed.create("a");
+    const reader = makeContext(stores, { noRequest: true });
+    expect(await buildSnapshot(reader.ctx, { empty, closed, readme })).toEqual({
+      clientData: {},
+      resources: { session: { readme: {} } },
+    });
+    expect(buildManifest("k", { empty, closed, readme }).resources.map((entry) => entry.ref)).toEqual([
+      "readme",
+    ]);
+  });
+
   it("org-scope resources are left out on a session without an org", async () => {
     const snapshot = await buildSnapshot(
       makeContext(stores, { session: { orgId: undefined } }).ctx,

@@ -1,12 +1,12 @@
 import {
   type AnyResourceDefinition,
   clientPermissions,
+  isListedInManifest,
   type JsonObject,
   type JsonValue,
   projectionOf,
   type ScopeKind,
 } from "@flowrt/core";
-import { visibleResources } from "./client-api.js";
 import { CollectionRuntime } from "./collection.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { clientDataOf, projectScopeState } from "./events.js";
@@ -49,7 +49,8 @@ export async function buildSnapshot(
   declarations: Readonly<Record<string, AnyResourceDefinition>>,
 ): Promise<Snapshot> {
   // The scope holds every declaration (a visible resource's template may be a hidden one); entries are made
-  // for the visible ones only.
+  // for the resources the manifest lists: a client config that grants nothing (`client: {}`, every flag false)
+  // shows neither an entry nor, for a collection, its count.
   const scope = createResourceScope(ctx, declarations);
   const snapshot: Snapshot = { clientData: {}, resources: {} };
 
@@ -64,8 +65,9 @@ export async function buildSnapshot(
   );
 
   const entries = await Promise.all(
-    Object.keys(visibleResources(declarations)).map(
-      async (accessor): Promise<[AnyResourceDefinition, string, SnapshotEntry] | null> => {
+    Object.keys(declarations)
+      .filter((accessor) => isListedInManifest(declarations[accessor]!))
+      .map(async (accessor): Promise<[AnyResourceDefinition, string, SnapshotEntry] | null> => {
         const runtime = scope.runtime(accessor);
         if (runtime === undefined) return null;
         if (runtime instanceof ExternalCollectionRuntime) return [runtime.def, accessor, {}];
@@ -74,8 +76,7 @@ export async function buildSnapshot(
         if (runtime instanceof CollectionRuntime)
           return [runtime.def, accessor, await collectionEntry(ctx, accessor, runtime)];
         return null;
-      },
-    ),
+      }),
   );
   for (const entry of entries) {
     if (entry === null) continue;

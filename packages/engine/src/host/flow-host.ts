@@ -100,13 +100,22 @@ export class FlowHost {
 
   /**
    * Startup checks (webhook providers, inbound routes), then resumes durable work left by a previous host.
-   * One start per host: calls made while it runs share it (a failed start fails them all, and every later
-   * one). A host first used without it starts on that first use ({@link ensureStarted}).
+   * One start at a time: calls made while it runs share it. A failed start (a database not reachable yet) is
+   * not kept: the next call, or the next request, tries again. A host first used without it starts on that
+   * first use ({@link ensureStarted}).
    */
   start(): Promise<void> {
     if (this.state === "closed")
       return Promise.reject(new FlowError("host-not-started", "This host was closed; create a new one."));
-    this.starting ??= this.startOnce();
+    // Started already (a first recovery pass that failed after the stores were set up does not start it twice).
+    if (this.state === "started" && this.starting === undefined) return Promise.resolve();
+    if (this.starting === undefined) {
+      const starting = this.startOnce();
+      this.starting = starting;
+      starting.catch(() => {
+        if (this.starting === starting) this.starting = undefined;
+      });
+    }
     return this.starting;
   }
 

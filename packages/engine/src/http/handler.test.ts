@@ -171,6 +171,22 @@ describe("a host not started, or closed", () => {
     await expect(host.start()).rejects.toMatchObject({ code: "host-not-started" });
   });
 
+  it("a start that fails (stores not reachable yet) is tried again by the next request, not kept", async () => {
+    const stores = createMemoryStores();
+    let attempts = 0;
+    stores.setup = async () => {
+      attempts += 1;
+      if (attempts === 1) throw new Error("database starting up");
+    };
+    const host = createFlowHost({ flows: [notebook], stores, logger: silentLogger, recoveryIntervalMs: 0 });
+    const handle = createHttpHandler(host);
+    expect((await handle(call("GET", "/sessions"))).status).toBe(500);
+    expect(host.started).toBe(false);
+    expect((await handle(call("POST", "/notebook/sessions", {}))).status).toBe(201);
+    expect(attempts).toBe(2);
+    await host.close();
+  });
+
   it("a host closed while its first start sets the stores up never starts", async () => {
     const stores = createMemoryStores();
     let release!: () => void;

@@ -318,6 +318,61 @@ describe("open mode and listings", () => {
       expect(await ids([])).toEqual([mine.id]);
     });
   });
+
+  it("with a host resolver, a flow with its own resolver lists the rows of whom that resolver identifies (no defaultUserId), and no row of an org the caller contradicts", async () => {
+    const header = (c: PrincipalResolutionContext, name: string) => {
+      const value = c.request?.headers[name];
+      return typeof value === "string" && value !== "" ? value : undefined;
+    };
+    const orgOf = (c: PrincipalResolutionContext) => header(c, "x-org");
+    const governed = defineFlow({ kind: "governed", actions: { noop: { block: noop } } });
+    // Partner API keys name their own users; a caller without a key is nobody there, whatever the host says.
+    const partner = defineFlow({
+      kind: "partner",
+      authentication: {
+        resolvePrincipal: (c) => {
+          const key = header(c, "x-partner-key");
+          return key ? { userId: key.replace("key-", "") } : null;
+        },
+        defaultUserId: "u1",
+      },
+      actions: { noop: { block: noop } },
+    });
+    const resolvePrincipal = (c: PrincipalResolutionContext) => {
+      const userId = header(c, "x-user");
+      if (!userId) return null;
+      const orgId = orgOf(c);
+      return orgId ? { userId, orgId } : { userId };
+    };
+    await withHost({ flows: [governed, partner], resolvePrincipal }, async (host) => {
+      const caller = (headers: Record<string, string>) => ({
+        source: "http" as const,
+        request: { method: "GET", url: "/", headers, cookies: {} },
+      });
+      const home = await host.createSession("governed", caller({ "x-user": "u1" }));
+      const inO2 = await host.createSession("governed", caller({ "x-user": "u1", "x-org": "o2" }));
+      const deal = await host.createSession("partner", caller({ "x-partner-key": "key-u1" }));
+      const ids = async (headers: Record<string, string>) =>
+        (await host.listSessions(caller(headers))).map((session) => session.id).sort();
+      // The host's u1 is not the partner's u1 without the partner's key (and defaultUserId names nobody here).
+      expect(await ids({ "x-user": "u1" })).toEqual([home.id, inO2.id].sort());
+      expect(await ids({ "x-user": "u1", "x-partner-key": "key-u1" })).toEqual(
+        [home.id, inO2.id, deal.id].sort(),
+      );
+      expect(await ids({ "x-partner-key": "key-u1" })).toEqual([deal.id]);
+      // Acting in org o1, the caller's sessions bound to o2 or to no org are ones their reads would refuse.
+      expect(await ids({ "x-user": "u1", "x-org": "o1" })).toEqual([]);
+      expect(await host.getSession(inO2.id, caller({ "x-user": "u1", "x-org": "o2" }))).toMatchObject({
+        orgId: "o2",
+      });
+      await expect(host.getSession(home.id, caller({ "x-user": "u1", "x-org": "o1" }))).rejects.toMatchObject(
+        {
+          code: "org-binding-mismatch",
+        },
+      );
+      expect(await ids({ "x-user": "u1", "x-org": "o2" })).toEqual([inO2.id]);
+    });
+  });
 });
 
 describe("instance ownership", () => {

@@ -342,81 +342,97 @@ export class FlowHost {
   }
 
   /**
-   * The caller's sessions across flows. With a host-level resolver the caller is identified once and
-   * only their rows come back; without one, only flows that have no resolver of their own are listed
-   * (their sessions are open by the specification's development default). Never refused: a caller the
-   * host resolver cannot identify gets an empty list. `userId` and `flowId` (one value or several, each
-   * of which a row must match) only narrow.
+   * The caller's sessions across flows. With a host-level resolver each flow's caller is who governs it says:
+   * the host resolver for flows without one of their own, a flow's own resolver for its rows ("the per-flow
+   * hook always wins"), each asked without `defaultUserId` (a listing is no action: a default user is no one's
+   * caller). Without a host resolver only flows that have no resolver of their own are listed (open by the
+   * specification's development default). Never refused: a caller no resolver identifies gets an empty list.
+   * `userId` and `flowId` (one value or several, each of which a row must match) only narrow. At most 200, the
+   * most recent first.
    */
   async listSessions(caller: Caller, query: ListingQuery = {}): Promise<SessionRecord[]> {
-    const scope = await this.listingScope(caller, query);
-    if (!scope) return [];
-    const page = await this.stores.sessions.list({
-      ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
-      flowIds: scope.flowIds,
-      limit: 200,
-    });
-    // The store narrows by user; the addressed routes' owner rule (a session's tenant) applies too.
-    const owner = scope.owner;
-    return owner ? page.items.filter((session) => this.sessions.isOwner(session, owner)) : page.items;
+    const pages = await Promise.all(
+      (await this.listingScopes(caller, query)).map(async (scope) => {
+        const page = await this.stores.sessions.list({
+          ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
+          flowIds: scope.flowIds,
+          limit: LISTING_LIMIT,
+        });
+        // The store narrows by user; the addressed routes' owner rules (tenant, org) apply too.
+        const owner = scope.owner;
+        return owner ? page.items.filter((session) => this.sessions.canRead(session, owner)) : page.items;
+      }),
+    );
+    if (pages.length === 1) return pages[0]!;
+    return pages
+      .flat()
+      .sort((a, b) =>
+        a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+      )
+      .slice(0, LISTING_LIMIT);
   }
 
   /** The caller's active requests, scoped as {@link listSessions}. */
   async listActiveRequests(caller: Caller, query: ListingQuery = {}) {
-    const scope = await this.listingScope(caller, query);
-    if (!scope) return [];
-    const entries = await this.stores.requests.listActive({
-      ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
-      flowIds: scope.flowIds,
-    });
-    const owner = scope.owner;
-    if (!owner || entries.length === 0) return entries;
-    // An entry carries no tenant: its session does (as on the addressed request routes). One read per session.
-    const ids = [...new Set(entries.map((entry) => entry.sessionId))];
-    const sessions = new Map(
-      await Promise.all(ids.map(async (id) => [id, await this.stores.sessions.get(id)] as const)),
+    const lists = await Promise.all(
+      (await this.listingScopes(caller, query)).map(async (scope) => {
+        const entries = await this.stores.requests.listActive({
+          ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
+          flowIds: scope.flowIds,
+        });
+        const owner = scope.owner;
+        if (!owner || entries.length === 0) return entries;
+        // An entry carries no tenant or org: its session does (as on the addressed request routes).
+        const ids = [...new Set(entries.map((entry) => entry.sessionId))];
+        const sessions = new Map(
+          await Promise.all(ids.map(async (id) => [id, await this.stores.sessions.get(id)] as const)),
+        );
+        return entries.filter((entry) => {
+          const session = sessions.get(entry.sessionId);
+          return !session || this.sessions.canRead(session, owner);
+        });
+      }),
     );
-    return entries.filter((entry) => {
-      const session = sessions.get(entry.sessionId);
-      return !session || this.sessions.isOwner(session, owner);
-    });
+    return lists.flat();
   }
 
   /**
-   * What a listing may return: the user to list (`undefined`: any, in open flows), the flows, and the
-   * identified caller whose owner rule rows must pass; `null` when nothing can match (an unidentified
-   * caller, or narrowing values that disagree).
+   * What a listing may return, as groups of flows with one caller each: the user to list (`undefined`: any, in
+   * open flows), the flows, and the identified caller whose owner rules rows must pass. Empty when nothing can
+   * match (no caller identified, or narrowing values that disagree).
    */
-  private async listingScope(
-    caller: Caller,
-    query: ListingQuery,
-  ): Promise<{ userId?: string; flowIds: string[]; owner?: Principal } | null> {
+  private async listingScopes(caller: Caller, query: ListingQuery): Promise<ListingScope[]> {
     const userId = agreedValue(query.userId);
     const flowId = agreedValue(query.flowId);
-    if (userId === null || flowId === null) return null;
-    const wanted = (ids: string[]) => (flowId ? ids.filter((id) => id === flowId) : ids);
-    if (caller.principal || this.options.resolvePrincipal) {
-      const principal =
-        caller.principal ??
-        (await resolveHostCaller(
-          this.options.resolvePrincipal!,
-          {
-            source: caller.source,
-            ...(caller.request ? { request: caller.request } : {}),
-            envelope: { flowKind: "", flowId: "", metadata: {} },
-          },
-          this.logger,
-        ));
+    if (userId === null || flowId === null) return [];
+    const flows = this.registry.flows.filter((f) => flowId === undefined || f.id === flowId);
+    const scope = (principal: Principal | null, of: RegisteredFlow[]): ListingScope[] =>
       // Specification: listings are scoped to the caller and never rejected; an unidentified caller is nobody.
-      if (!principal) return null;
-      if (userId !== undefined && userId !== principal.userId) return null;
-      // Specification: "Lists the caller's sessions across flows". A userId is one identity across the host (user
-      // state is shared by every flow by default), so flows with a resolver of their own are listed too.
-      const flowIds = this.registry.flows.map((f) => f.id);
-      return { userId: principal.userId, flowIds: wanted(flowIds), owner: principal };
+      principal && of.length > 0 && (userId === undefined || userId === principal.userId)
+        ? [{ userId: principal.userId, flowIds: of.map((f) => f.id), owner: principal }]
+        : [];
+    // An asserted principal (a trusted in-process caller) wins over every resolver.
+    if (caller.principal) return scope(caller.principal, flows);
+    const hostResolver = this.options.resolvePrincipal;
+    if (hostResolver) {
+      const own = flows.filter((f) => f.definition.authentication.resolvePrincipal !== undefined);
+      const governed = flows.filter((f) => f.definition.authentication.resolvePrincipal === undefined);
+      const asked = await Promise.all([
+        governed.length === 0
+          ? null
+          : resolveHostCaller(hostResolver, this.resolutionContext(governed[0]!, caller, {}), this.logger),
+        ...own.map((f) =>
+          resolveHostCaller(
+            f.definition.authentication.resolvePrincipal!,
+            this.resolutionContext(f, caller, {}),
+            this.logger,
+          ),
+        ),
+      ]);
+      return [scope(asked[0]!, governed), ...own.map((f, i) => scope(asked[i + 1]!, [f]))].flat();
     }
-    const open = this.registry.flows.filter((f) => !this.hasResolver(f)).map((f) => f.id);
-    return { ...(userId !== undefined ? { userId } : {}), flowIds: wanted(open) };
+    const open = flows.filter((f) => !this.hasResolver(f)).map((f) => f.id);
+    return [{ ...(userId !== undefined ? { userId } : {}), flowIds: open }];
   }
 
   /** Children of a conversation, scoped to the parent's owner, tenant, org and flow (from the stored parent). */
@@ -751,6 +767,16 @@ class ClientCallContext implements ResourceRuntimeContext {
 }
 
 /** A listing's narrowing: each of `userId` and `flowId` one value or several, every one of which a row must match. */
+/** The most rows a listing answers. */
+const LISTING_LIMIT = 200;
+
+/** Rows a listing may return for one caller: the user (`undefined`: any, in open flows), the flows, the owner. */
+interface ListingScope {
+  userId?: string;
+  flowIds: string[];
+  owner?: Principal;
+}
+
 export interface ListingQuery {
   userId?: string | readonly string[];
   flowId?: string | readonly string[];

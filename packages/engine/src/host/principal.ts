@@ -125,14 +125,14 @@ async function callResolver(
 }
 
 /**
- * The caller as the host-level resolver sees them, outside any flow (the listing endpoints): no
- * `defaultUserId` applies. Listings are scoped to the caller and never rejected (specification: What a
+ * The caller as a resolver sees them for a listing (the host-level one, or a flow's own for that flow's
+ * rows): no `defaultUserId` applies. Listings are scoped to the caller and never rejected (specification: What a
  * configured resolver protects), so a caller the resolver does not identify — no user, a
  * `PrincipalResolutionError` of any status, or any other throw (logged by name, as everywhere) — is
  * `null`: nobody, whose listing is empty.
  */
 export async function resolveHostCaller(
-  resolver: PrincipalResolver,
+  resolver: PrincipalResolver | FlowPrincipalResolver,
   context: PrincipalResolutionContext,
   logger: HostLogger,
 ): Promise<Principal | null> {

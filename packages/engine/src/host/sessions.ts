@@ -104,6 +104,17 @@ export class SessionService {
     return session.userId === principal.userId && !tenantDiffers;
   }
 
+  /**
+   * What a listing may show the caller: a session its addressed routes would serve them (the owner, and not
+   * an org the caller contradicts).
+   */
+  canRead(session: SessionRecord, principal: Principal): boolean {
+    return (
+      this.isOwner(session, principal) &&
+      (principal.orgId === undefined || (session.orgId ?? undefined) === principal.orgId)
+    );
+  }
+
   /** Owner check for addressed routes: 403 for another owner (user or tenant). */
   assertOwner(session: SessionRecord, principal: Principal): void {
     if (!this.isOwner(session, principal)) {

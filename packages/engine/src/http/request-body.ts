@@ -42,16 +42,39 @@ function isJsonMediaType(contentType: string): boolean {
 }
 
 /**
- * Refuses a write a page on another site could have sent without asking (cross-site request forgery): a
- * browser marks such a request `Sec-Fetch-Site: cross-site` (or `same-site`), and only a body declared
- * `application/json` (or a method other than GET, HEAD and POST) makes it ask first, with a CORS preflight
- * the application's CORS policy answers. A form post, or a `text/plain` or untyped body, from another site
- * would otherwise act with the visitor's cookies. Requests without fetch metadata (servers, scripts, tests)
- * are not judged by it. For every route that writes, webhooks aside (providers are no browsers).
+ * Whether a browser sent the request from a page of another site. Its fetch metadata says so
+ * (`Sec-Fetch-Site: cross-site` or `same-site`); a browser that sends none (an older one, or a page served over
+ * plain HTTP, which gets none) still names the page's origin in `Origin` on a POST, which is then compared with
+ * the host the request was sent to (`Host`, or `X-Forwarded-Host` behind a proxy). `Origin: null` (a sandboxed
+ * or privacy-masked page) is another site. Requests with neither header (servers, scripts, tests) are not.
+ */
+function fromAnotherSite(request: HttpRequest): boolean {
+  const site = firstHeader(request, "sec-fetch-site").toLowerCase();
+  if (site !== "") return site === "cross-site" || site === "same-site";
+  const origin = firstHeader(request, "origin");
+  if (origin === "") return false;
+  let host: string;
+  try {
+    host = new URL(origin).host.toLowerCase();
+  } catch {
+    return true; // `null`, or no URL at all
+  }
+  const targets = [
+    firstHeader(request, "host"),
+    firstHeader(request, "x-forwarded-host").split(",")[0]!.trim(),
+  ];
+  return !targets.some((target) => target !== "" && target.toLowerCase() === host);
+}
+
+/**
+ * Refuses a write a page on another site could have sent without asking (cross-site request forgery): only a
+ * body declared `application/json` (or a method other than GET, HEAD and POST) makes a browser ask first, with
+ * a CORS preflight the application's CORS policy answers. A form post, or a `text/plain` or untyped body, from
+ * another site ({@link fromAnotherSite}) would otherwise act with the visitor's cookies. For every route that
+ * writes, webhooks aside (providers are no browsers).
  */
 export function refuseCrossSiteNonJson(request: HttpRequest): void {
-  const site = firstHeader(request, "sec-fetch-site").toLowerCase();
-  if (site !== "cross-site" && site !== "same-site") return;
+  if (!fromAnotherSite(request)) return;
   if (isJsonMediaType(firstHeader(request, "content-type"))) return;
   throw new FlowError(
     "unsupported-media-type",

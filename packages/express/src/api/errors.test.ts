@@ -117,6 +117,27 @@ describe("cross-site request forgery: a browser's cross-site write without a JSO
   });
 });
 
+describe("cross-site request forgery from a browser that sends no fetch metadata (plain HTTP, older browsers)", () => {
+  it("an Origin other than the host the request was sent to (or null) marks it cross-site: a text/plain action is 415 and nothing runs; the same origin, or JSON, is served", async () => {
+    const sid = await createSession(s.url, "open", {}, { userId: "bob" });
+    const before = await dumpStores(s.stores);
+    const host = new URL(s.url).host;
+    const post = (origin: string | undefined, type: string) => {
+      let call = request(s.url).post(`${API}/open/actions/touch`).set("content-type", type);
+      if (origin !== undefined) call = call.set("origin", origin);
+      return call.send(JSON.stringify({ userId: "bob", sessionId: sid, input: { key: "x", title: "X" } }));
+    };
+    for (const origin of ["http://evil.example", "null", `https://${host}.evil.example`]) {
+      const res = await post(origin, "text/plain");
+      expect([origin, res.status, res.body.code]).toEqual([origin, 415, "unsupported-media-type"]);
+    }
+    expect(await dumpStores(s.stores)).toEqual(before);
+    expect((await post(`http://${host}`, "text/plain")).status).toBe(202);
+    expect((await post("http://evil.example", "application/json")).status).toBe(202);
+    expect((await post(undefined, "text/plain")).status).toBe(202);
+  });
+});
+
 describe("unknown routes and methods", () => {
   it("an unknown route is 404 not-found; a known path with another method is 405 with Allow", async () => {
     expectProblem(await request(s.url).get(`${API}/no/such/route/here`), 404, "not-found");

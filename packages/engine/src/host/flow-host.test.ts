@@ -1,5 +1,6 @@
 import {
   defineFlow,
+  defineResource,
   defineResourceCollection,
   handler,
   hasErrorCode,
@@ -7,6 +8,7 @@ import {
   type PrincipalResolutionContext,
   PrincipalResolutionError,
 } from "@flowrt/core";
+import { createMemoryStores } from "@flowrt/store-memory";
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createFlowHost, type FlowHost } from "./flow-host.js";
@@ -605,5 +607,39 @@ describe("ctx.log in a block", () => {
         ]);
       },
     );
+  });
+});
+
+describe("a client-visible resource rendered through a template the model may rewrite", () => {
+  it("is told to the logger when the host is made, naming the flow, the resource and the template", () => {
+    const warnings: string[] = [];
+    const template = defineResource({ scope: "session", content: "{{ title }}", llmWritable: true });
+    const fixed = defineResource({ scope: "session", content: "{{ title }}" });
+    const state = z.object({ title: z.string().default(""), secret: z.string().default("") });
+    const card = defineResource({
+      scope: "session",
+      stateSchema: state,
+      contentTemplateRef: template,
+      client: { exclude: ["secret"], content: { read: true } },
+    });
+    const safe = defineResource({
+      scope: "session",
+      stateSchema: state,
+      contentTemplateRef: fixed,
+      client: { exclude: ["secret"], content: { read: true } },
+    });
+    const flow = defineFlow({
+      kind: "cards",
+      authentication: { requireUser: false, defaultUserId: "u1" },
+      resources: { template, fixed, card, safe },
+    });
+    createFlowHost({
+      flows: [flow],
+      stores: createMemoryStores(),
+      logger: { ...silentLogger, warn: (message) => warnings.push(message) },
+    });
+    expect(warnings).toEqual([
+      'Flow "cards": resource "card" renders its content for clients through contentTemplateRef "template", which the model may rewrite (llmWritable). A template sees the whole state, so a rewritten one can show clients fields the projection hides.',
+    ]);
   });
 });

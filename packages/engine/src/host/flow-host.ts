@@ -21,6 +21,7 @@ import {
   checkCrossFlowSchemas,
   createClientResourceApi,
   createResourceScope,
+  editableTemplateWarnings,
   type ResourceManifest,
   type ResourceRuntimeContext,
   type Snapshot,
@@ -76,6 +77,8 @@ export class FlowHost {
       this.registry.flows.map((f) => f.definition),
       this.logger,
     );
+    for (const flow of this.registry.flows)
+      for (const warning of editableTemplateWarnings(flow.id, flow.allResources)) this.logger.warn(warning);
     this.sessions = new SessionService(this.stores, this.registry);
     this.runner = new RequestRunner({
       stores: this.stores,

@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import {
+  type AnyResourceDefinition,
   type AnySingleResourceDefinition,
   type CollectionDefinition,
+  clientPermissions,
   FlowError,
   type SingleResourceDefinition,
 } from "@flowrt/core";
@@ -60,4 +62,33 @@ export async function renderContent(
   const raw = await instance.readContentRaw();
   if (raw === null || def.render === undefined) return raw;
   return def.render(raw, await instance.currentState());
+}
+
+/**
+ * Warnings for resources that render to clients through a `contentTemplateRef` the model may rewrite
+ * (`llmWritable`): a template sees the whole state, so a rewritten one (a prompt injection, say) can show
+ * clients fields their projection hides. One line per such resource, naming the flow, the resource and
+ * the template.
+ */
+export function editableTemplateWarnings(
+  flowId: string,
+  declarations: Readonly<Record<string, AnyResourceDefinition>>,
+): string[] {
+  const warnings: string[] = [];
+  for (const [accessor, def] of Object.entries(declarations)) {
+    const ref = (def as { contentTemplateRef?: AnySingleResourceDefinition | string }).contentTemplateRef;
+    if (ref === undefined) continue;
+    const { read, prefetch } = clientPermissions(def).content;
+    if (!read && !prefetch) continue;
+    const template = typeof ref === "string" ? declarations[ref] : ref;
+    if ((template as { llmWritable?: boolean } | undefined)?.llmWritable !== true) continue;
+    const name =
+      typeof ref === "string"
+        ? ref
+        : (Object.entries(declarations).find(([, d]) => d === ref)?.[0] ?? "(template)");
+    warnings.push(
+      `Flow "${flowId}": resource "${accessor}" renders its content for clients through contentTemplateRef "${name}", which the model may rewrite (llmWritable). A template sees the whole state, so a rewritten one can show clients fields the projection hides.`,
+    );
+  }
+  return warnings;
 }

@@ -9,6 +9,7 @@ export {
   MAX_PAGE_LIMIT,
   parsePagination,
 } from "./client-api.js";
+export { editableTemplateWarnings } from "./content.js";
 export { renderContentTemplate } from "./content-template.js";
 export { createContentTools, readResourceContentTool, writeResourceContentTool } from "./content-tools.js";
 export type {

@@ -202,9 +202,13 @@ export interface BlockContext<
   requestId: string;
   flowId: string;
   flowKind: string;
-  /** Aborts when the request is aborted or the host closes. */
+  /** Aborts when the request is aborted (`POST /requests/:id/abort`); a closing host waits for the run instead. */
   signal: AbortSignal;
   log: BlockLogger;
-  /** Emits a custom event onto the request's stream (persisted like every other event). */
-  emit(event: { type: string; data?: JsonObject }): Promise<void>;
+  /**
+   * Emits a custom event onto the request's stream (persisted like every other event). The payload is `data`,
+   * or the event's other fields: `{ type: "progress", data: { pct: 50 } }` and `{ type: "progress", pct: 50 }`
+   * both stream `{ …, "type": "progress", "pct": 50 }`.
+   */
+  emit(event: { type: string; data?: JsonObject } | ({ type: string } & JsonObject)): Promise<void>;
 }

@@ -47,6 +47,13 @@ function isLazySingle(def: AnyResourceDefinition): boolean {
   return isSingleResourceDefinition(def) && def.prefetchMode === "lazy";
 }
 
+/** What `ctx.emit` takes: `{ type, data? }`, or the payload's fields beside `type`. */
+type EmittedEvent = { type: string; data?: JsonObject } | ({ type: string } & JsonObject);
+
+function isPlainObjectValue(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** Whether `text` holds a C0 control character or DEL (a line break among them). */
 function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -187,7 +194,7 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
   }
 
   /** `ctx.emit`. */
-  get contextEmit(): (event: { type: string; data?: JsonObject }) => Promise<void> {
+  get contextEmit(): (event: EmittedEvent) => Promise<void> {
     this.emitter ??= (event) => this.emitOwn(event);
     return this.emitter;
   }
@@ -196,8 +203,20 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
    * An event of the application's own: a type the engine writes itself (`request.*`, `block.*`,
    * `text.delta`, …) is refused with `reserved-event-type` and nothing is appended.
    */
-  private emitOwn(event: { type: string; data?: JsonObject }): Promise<void> {
-    const { type, data } = event;
+  private emitOwn(event: EmittedEvent): Promise<void> {
+    if (!isPlainObjectValue(event)) {
+      return Promise.reject(
+        new FlowError(
+          "invalid-request",
+          "ctx.emit takes an event object: { type, data? }. Nothing was appended.",
+        ),
+      );
+    }
+    const {
+      type,
+      data: given,
+      ...fields
+    } = event as { type: unknown; data?: unknown } & Record<string, unknown>;
     // A line break in the type would end the stream's `event:` line and let the rest pose as fields of its own.
     if (typeof type !== "string" || type === "" || hasControlCharacter(type)) {
       return Promise.reject(
@@ -207,6 +226,17 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
         ),
       );
     }
+    // The payload is `data`, or the event's other fields (`{ type, pct }`), never both.
+    const hasFields = Object.keys(fields).length > 0;
+    if (given !== undefined && hasFields) {
+      return Promise.reject(
+        new FlowError(
+          "invalid-request",
+          `ctx.emit of "${type}": give the payload as data or as fields beside type (${Object.keys(fields).join(", ")}), not both. Nothing was appended.`,
+        ),
+      );
+    }
+    const data = given !== undefined ? given : hasFields ? fields : undefined;
     if (data !== undefined && !isJsonObject(data)) {
       return Promise.reject(
         new FlowError(
@@ -224,7 +254,7 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
         ),
       );
     }
-    return this.emit(type, data ?? {});
+    return this.emit(type, (data as JsonObject | undefined) ?? {});
   }
 
   get signal(): AbortSignal {

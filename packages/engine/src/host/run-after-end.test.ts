@@ -73,10 +73,10 @@ describe("a context kept past the end of its run", () => {
     },
   );
 
-  it("ctx.emit refuses an empty type, a type with a line break (which would forge stream fields) and data that is not a JSON object; nothing is appended", async () => {
+  it("ctx.emit refuses an empty type, a type with a line break (which would forge stream fields), data that is not a JSON object, and data beside payload fields; nothing is appended. The payload's fields may stand beside the type", async () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    const bad: Array<{ type: unknown; data?: unknown }> = [
+    const bad: Array<Record<string, unknown>> = [
       { type: "" },
       { type: undefined },
       { type: "x\nevent: request.completed" },
@@ -89,14 +89,18 @@ describe("a context kept past the end of its run", () => {
       { type: "progress", data: { big: 10n } },
       { type: "progress", data: cycle },
       { type: "progress", data: new Map() },
+      { type: "progress", data: { a: 1 }, pct: 2 },
+      { type: "progress", big: 10n },
     ];
     const emitter = handler({
       name: "emitter",
       execute: async (_input, ctx) => {
-        const emit = ctx.emit as (event: { type: unknown; data?: unknown }) => Promise<void>;
+        const emit = ctx.emit as (event: Record<string, unknown>) => Promise<void>;
         const codes = [];
         for (const event of bad) codes.push(await refusal(emit(event)));
         await ctx.emit({ type: "progress", data: { step: 1, at: new Date(0) as never } });
+        // The payload's fields beside the type, as the stream's envelope shows them.
+        await ctx.emit({ type: "progress", pct: 50 });
         return codes;
       },
     });
@@ -112,6 +116,7 @@ describe("a context kept past the end of its run", () => {
       // Only the engine's own events and the one good emit: every refused one appended nothing.
       expect(events.filter((e) => !/^(request|block)\./.test(e.type))).toEqual([
         expect.objectContaining({ type: "progress", data: { step: 1, at: "1970-01-01T00:00:00.000Z" } }),
+        expect.objectContaining({ type: "progress", data: { pct: 50 } }),
       ]);
     });
   });

@@ -9,7 +9,6 @@ import {
   projectionOf,
 } from "@flowrt/core";
 import type { z } from "zod";
-import { lacksSchemaDefaults } from "../state/defaults.js";
 import { isPlainObject } from "../state/json.js";
 import { CollectionRuntime } from "./collection.js";
 import type { TemplateSource } from "./content.js";
@@ -275,9 +274,7 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     // Without a projection an item's clientData is its whole state (state.read holds here): the stored text.
     const text =
       asText && projectionOf(def) === undefined ? await runtime.pageText(prefix, offset, limit) : null;
-    // A record written before the schema added a defaulted field is served parsed, with the default filled.
-    const schema = def.stateSchema as z.ZodType | undefined;
-    if (text !== null && !text.records.some((record) => lacksSchemaDefaults(schema, record.stateText))) {
+    if (text !== null) {
       // Appended piece by piece: the transport flattens the result once when it measures and writes it.
       let out = '{"items":[';
       for (let i = 0; i < text.records.length; i++) {
@@ -301,11 +298,7 @@ class ClientResources implements ClientResourceApi, TemplateSource {
       need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
       const path = runtime.toPath(topic);
       const record = await runtime.readRecordText(path);
-      if (
-        record !== undefined &&
-        !lacksSchemaDefaults(runtime.def.stateSchema as z.ZodType, record.stateText)
-      )
-        return itemJson(record);
+      if (record !== undefined) return itemJson(record);
     }
     return JSON.stringify(await this.readItem(ref, topic));
   }

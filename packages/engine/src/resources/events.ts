@@ -7,8 +7,6 @@ import {
   projectionOf,
   type ResourceIdentity,
 } from "@flowrt/core";
-import type { z } from "zod";
-import { withSchemaDefaults } from "../state/defaults.js";
 import type {
   ResourceChangeKind,
   ResourceChangeNotice,
@@ -47,9 +45,7 @@ export function clientDataOf(
 ): JsonValue | undefined {
   let projected: unknown;
   try {
-    // A stored state read as its schema reads it today (a field added since, with a default, takes it).
-    const current = stored ? withSchemaDefaults(def.stateSchema as z.ZodType | undefined, state) : state;
-    projected = projectClientData(def, current);
+    projected = projectClientData(def, state);
   } catch (error) {
     ctx.log.warn(`resource "${ref}" client.data threw; served without clientData`, {
       error: (error as Error)?.message,

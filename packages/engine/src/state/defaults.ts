@@ -39,27 +39,3 @@ export function withSchemaDefaults(schema: z.ZodType | undefined, state: JsonObj
   }
   return filled ?? state;
 }
-
-/** The `"key":` texts of a schema's defaulted fields, as `JSON.stringify` writes them, by schema. */
-const needlesBySchema = new WeakMap<object, readonly string[]>();
-
-function defaultedNeedles(schema: z.ZodType): readonly string[] {
-  let needles = needlesBySchema.get(schema);
-  if (needles === undefined) {
-    needles = Object.freeze(defaultedFields(schema).map(([key]) => `${JSON.stringify(key)}:`));
-    needlesBySchema.set(schema, needles);
-  }
-  return needles;
-}
-
-/**
- * Whether a stored state's JSON text (as `JSON.stringify` writes it) lacks a field its schema would now fill
- * with a default, so that serving the text as it is would leave the default out. A substring search per
- * defaulted key (`"key":` anywhere in the text), so a list page of stored texts stays cheap: a key found only
- * in a nested object counts as present (such a record is served as stored, without that one default).
- */
-export function lacksSchemaDefaults(schema: z.ZodType | undefined, text: string): boolean {
-  if (schema === undefined) return false;
-  for (const needle of defaultedNeedles(schema)) if (!text.includes(needle)) return true;
-  return false;
-}

@@ -1,5 +1,8 @@
-import type { ServerResponse } from "node:http";
+import { ServerResponse } from "node:http";
 import { formatSseEvent, type HttpResponse, type SseStream } from "@flowrt/engine";
+
+/** Node's own `writeHead`, to tell a response whose `writeHead` a middleware has wrapped. */
+const NODE_WRITE_HEAD = ServerResponse.prototype.writeHead;
 
 /** Resolves at the response's next `drain` or `close`, leaving no listener behind either way. */
 function drainedOrClosed(res: ServerResponse): Promise<void> {
@@ -72,10 +75,20 @@ export async function sendResponse(res: ServerResponse, response: HttpResponse, 
     res.end();
     return;
   }
-  // Headers as an object, not Node's flat [name, value, …] list: middleware that wraps `writeHead` (on-headers
-  // before 1.1, under morgan, compression and express-session) reads an array as [name, value] pairs.
-  const headers: Record<string, string> = Object.assign({}, response.headers);
-  headers["content-length"] = String(Buffer.byteLength(body));
-  res.writeHead(response.status, headers);
+  const length = String(Buffer.byteLength(body));
+  if (res.writeHead === NODE_WRITE_HEAD) {
+    // Node's own writeHead takes one flat list of names and values as is, with no object to walk.
+    const headers: string[] = [];
+    for (const name of Object.keys(response.headers))
+      if (name !== "content-length") headers.push(name, response.headers[name]!);
+    headers.push("content-length", length);
+    res.writeHead(response.status, headers);
+  } else {
+    // Middleware wrapped writeHead (on-headers before 1.1, under morgan, compression and express-session): it
+    // reads an array as [name, value] pairs, so it gets an object.
+    const headers: Record<string, string> = Object.assign({}, response.headers);
+    headers["content-length"] = length;
+    res.writeHead(response.status, headers);
+  }
   res.end(body);
 }

@@ -35,7 +35,7 @@ import {
   type PrincipalOutcome,
   principalOfRecord,
   principalWithoutResolver,
-  resolveHostCaller,
+  resolveListingCaller,
   resolvePrincipal,
   resolverFor,
 } from "./principal.js";
@@ -314,8 +314,7 @@ export class FlowHost {
       parentSessionId?: string;
     } = {},
   ): Promise<SessionRecord> {
-    await this.ensureStarted();
-    this.assertStarted();
+    await this.ready();
     const flow = this.registry.get(flowId);
     // Specification: with a resolver, userId and orgId come from the principal; the body's are read only without one.
     const { principal } = await this.principalFor(
@@ -423,9 +422,18 @@ export class FlowHost {
       const asked = await Promise.all([
         governed.length === 0
           ? null
-          : resolveHostCaller(hostResolver, this.resolutionContext(governed[0]!, caller, {}), this.logger),
+          : resolveListingCaller(
+              hostResolver,
+              // Outside any flow: the host resolver answers for every flow it governs.
+              {
+                source: caller.source,
+                ...(caller.request ? { request: caller.request } : {}),
+                envelope: { flowKind: "", flowId: "", metadata: {} },
+              },
+              this.logger,
+            ),
         ...own.map((f) =>
-          resolveHostCaller(
+          resolveListingCaller(
             f.definition.authentication.resolvePrincipal!,
             this.resolutionContext(f, caller, {}),
             this.logger,
@@ -478,8 +486,7 @@ export class FlowHost {
       metadata?: JsonObject;
     },
   ): Promise<{ request: RequestRecord; session: SessionRecord }> {
-    if (this.state === "new") await this.start();
-    this.assertStarted();
+    await this.ready();
     const flow = this.registry.get(flowId);
     const action = flow.definition.actions[actionName];
     if (!action || !Object.hasOwn(flow.definition.actions, actionName)) {
@@ -611,8 +618,7 @@ export class FlowHost {
 
   /** Re-runs a finished action request with the same input; webhook-originated requests are refused. */
   async retryRequest(requestId: string, caller: Caller): Promise<RequestRecord> {
-    await this.ensureStarted();
-    this.assertStarted();
+    await this.ready();
     const { request, flow } = await this.authorizeRequest(requestId, caller);
     if (request.metadata.origin === "webhook" || request.action.startsWith("webhook:")) {
       throw new FlowError(
@@ -666,8 +672,7 @@ export class FlowHost {
    * (or closed) refuses them all, reads included, as it refuses actions and session creation.
    */
   async resourceApi(sessionId: string, caller: Caller): Promise<ClientResourceApi> {
-    await this.ensureStarted();
-    this.assertStarted();
+    await this.ready();
     const { session, flow } = await this.authorizeSession(sessionId, caller);
     return createClientResourceApi(this.clientContext(flow, session), flow.allResources);
   }
@@ -717,6 +722,12 @@ export class FlowHost {
   /** The runner, for the webhook pipeline and tests. */
   get requests(): Runner {
     return this.runner;
+  }
+
+  /** Starts a host never started ({@link ensureStarted}), then refuses if it is closed. */
+  private async ready(): Promise<void> {
+    if (this.state === "new") await this.start();
+    this.assertStarted();
   }
 
   private assertStarted(): void {

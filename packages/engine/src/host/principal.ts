@@ -131,7 +131,7 @@ async function callResolver(
  * `PrincipalResolutionError` of any status, or any other throw (logged by name, as everywhere) — is
  * `null`: nobody, whose listing is empty.
  */
-export async function resolveHostCaller(
+export async function resolveListingCaller(
   resolver: PrincipalResolver | FlowPrincipalResolver,
   context: PrincipalResolutionContext,
   logger: HostLogger,

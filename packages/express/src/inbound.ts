@@ -99,7 +99,7 @@ export function notAResponse(value: unknown): TypeError {
  * send quietly; the promise rejects only for the handler's side (its stream failed, or gave no bytes).
  */
 export async function sendWebResponse(res: ServerResponse, response: Response, head: boolean): Promise<void> {
-  // An object (see sendResponse), with every Set-Cookie kept apart as a list.
+  // An object (what middleware that wraps writeHead reads), with every Set-Cookie kept apart as a list.
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (name !== "set-cookie") headers[name] = value;

@@ -163,6 +163,7 @@ describe("middleware in front of the router", () => {
   test("a stream is flushed event by event through a middleware that buffers until flush() (compression)", async () => {
     const flushed: number[] = [];
     served = await serve([notebook, slow], {
+      router: { heartbeatMs: 10 },
       before: (app) =>
         app.use((_req, res, next) => {
           (res as unknown as { flush(): void }).flush = () => flushed.push(Date.now());
@@ -177,6 +178,10 @@ describe("middleware in front of the router", () => {
     await call.response;
     await until(() => call.text().includes("event: block.started"), "the first events");
     expect(flushed.length).toBeGreaterThan(0);
+    // While the run holds, heartbeats go out through the same flush.
+    const beforePings = flushed.length;
+    await until(() => (call.text().match(/^: ping\n\n/gm) ?? []).length >= 2, "two heartbeats");
+    expect(flushed.length).toBeGreaterThanOrEqual(beforePings + 2);
     call.req.destroy();
   });
 });

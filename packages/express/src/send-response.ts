@@ -17,6 +17,14 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
   });
 }
 
+/** Writes `chunk` and flushes it through a compression middleware's buffer; false when the socket pushes back. */
+function writeNow(res: ServerResponse, chunk: Uint8Array | string): boolean {
+  const written = res.write(chunk);
+  const { flush } = res as ServerResponse & { flush?: unknown };
+  if (typeof flush === "function") flush.call(res);
+  return written;
+}
+
 /**
  * Writes `chunk`, waiting for the socket to drain when it pushes back; false once the client is gone. A
  * compression middleware in front (it gives the response a `flush`) is told to send the chunk now, so a
@@ -24,10 +32,7 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
  */
 export async function write(res: ServerResponse, chunk: Uint8Array | string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
-  const written = res.write(chunk);
-  const { flush } = res as ServerResponse & { flush?: unknown };
-  if (typeof flush === "function") flush.call(res);
-  if (written) return true;
+  if (writeNow(res, chunk)) return true;
   await drainedOrClosed(res);
   return !res.destroyed;
 }
@@ -42,7 +47,8 @@ async function sendStream(res: ServerResponse, stream: SseStream): Promise<void>
   let timer: NodeJS.Timeout | undefined;
   const ping = () => {
     if (res.destroyed || res.writableEnded) return;
-    res.write(": ping\n\n");
+    // Not waited on: a socket that pushes back drops nothing, and the next event waits for it.
+    writeNow(res, ": ping\n\n");
     timer = setTimeout(ping, stream.heartbeatMs);
   };
   timer = setTimeout(ping, stream.heartbeatMs);

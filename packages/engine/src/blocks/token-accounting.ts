@@ -53,7 +53,6 @@ export class GeneratorTokens {
    * use at least one more token.
    */
   spent(): boolean {
-    if (this.exceededError() !== undefined) return true;
     const { limit, used } = this.shared;
     return (
       (this.ownLimit !== undefined && this.used >= this.ownLimit) || (limit !== undefined && used >= limit)

@@ -22,6 +22,7 @@ import {
   type ResourceScope,
 } from "../resources/index.js";
 import type { ScopeStateHandle } from "../resources/scope-state.js";
+import { isPlainObject } from "../state/json.js";
 import type { FlowHost } from "./flow-host.js";
 import type { HostLogger } from "./logger.js";
 import { principalOfRecord } from "./principal.js";
@@ -50,10 +51,6 @@ function isLazySingle(def: AnyResourceDefinition): boolean {
 /** What `ctx.emit` takes: `{ type, data? }`, or the payload's fields beside `type`. */
 type EmittedEvent = { type: string; data?: JsonObject } | ({ type: string } & JsonObject);
 
-function isPlainObjectValue(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Whether `text` holds a C0 control character or DEL (a line break among them). */
 function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -65,10 +62,7 @@ function hasControlCharacter(text: string): boolean {
 
 /** A plain object (not an array, not a class instance) that JSON can hold. */
 function isJsonObject(value: unknown): boolean {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  return jsonRefusal(value, "input") === undefined;
+  return isPlainObject(value) && jsonRefusal(value, "input") === undefined;
 }
 
 /** A logger that stamps every line with the request it belongs to. */
@@ -204,7 +198,7 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
    * `text.delta`, …) is refused with `reserved-event-type` and nothing is appended.
    */
   private emitOwn(event: EmittedEvent): Promise<void> {
-    if (!isPlainObjectValue(event)) {
+    if (typeof event !== "object" || event === null || Array.isArray(event)) {
       return Promise.reject(
         new FlowError(
           "invalid-request",

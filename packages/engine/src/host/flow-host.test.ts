@@ -351,9 +351,12 @@ describe("open mode and listings", () => {
         source: "http" as const,
         request: { method: "GET", url: "/", headers, cookies: {} },
       });
+      const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
       const home = await host.createSession("governed", caller({ "x-user": "u1" }));
-      const inO2 = await host.createSession("governed", caller({ "x-user": "u1", "x-org": "o2" }));
+      await tick();
       const deal = await host.createSession("partner", caller({ "x-partner-key": "key-u1" }));
+      await tick();
+      const inO2 = await host.createSession("governed", caller({ "x-user": "u1", "x-org": "o2" }));
       const ids = async (headers: Record<string, string>) =>
         (await host.listSessions(caller(headers))).map((session) => session.id).sort();
       // The host's u1 is not the partner's u1 without the partner's key (and defaultUserId names nobody here).
@@ -362,6 +365,10 @@ describe("open mode and listings", () => {
         [home.id, inO2.id, deal.id].sort(),
       );
       expect(await ids({ "x-partner-key": "key-u1" })).toEqual([deal.id]);
+      // One list across the flows' groups, the most recent first.
+      expect(
+        (await host.listSessions(caller({ "x-user": "u1", "x-partner-key": "key-u1" }))).map((s) => s.id),
+      ).toEqual([inO2.id, deal.id, home.id]);
       // Acting in org o1, the caller's sessions bound to o2 or to no org are ones their reads would refuse.
       expect(await ids({ "x-user": "u1", "x-org": "o1" })).toEqual([]);
       expect(await host.getSession(inO2.id, caller({ "x-user": "u1", "x-org": "o2" }))).toMatchObject({

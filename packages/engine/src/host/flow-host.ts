@@ -41,7 +41,7 @@ import {
 } from "./principal.js";
 import { FlowRegistry, type RegisteredFlow } from "./registry.js";
 import { RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
-import { SessionService } from "./sessions.js";
+import { orgsDiffer, SessionService } from "./sessions.js";
 import type { Caller, DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./types.js";
 
 export const DEFAULT_BASE_PATH = "/api/flows";
@@ -110,7 +110,8 @@ export class FlowHost {
   start(): Promise<void> {
     if (this.state === "closed")
       return Promise.reject(new FlowError("host-not-started", "This host was closed; create a new one."));
-    // Started already (a first recovery pass that failed after the stores were set up does not start it twice).
+    // Started already: its first recovery pass failed after the stores were set up (start() rejected with that
+    // failure; the periodic passes go on). It does not start twice.
     if (this.state === "started" && this.starting === undefined) return Promise.resolve();
     if (this.starting === undefined) {
       const starting = this.startOnce();
@@ -137,8 +138,13 @@ export class FlowHost {
     // Closed while the stores were being set up: it never starts.
     if (this.state === "closed") return;
     this.state = "started";
+    // The periodic passes are set up first: a first pass that fails (the store down a moment) rejects start(),
+    // and the next passes still resume the durable work.
+    this.scheduleRecovery();
     await this.runner.recover();
-    if (this.state !== "started") return;
+  }
+
+  private scheduleRecovery(): void {
     const every = this.options.recoveryIntervalMs ?? 2_000;
     const recover = () => {
       this.runner.recover().catch((error: unknown) => {
@@ -395,7 +401,10 @@ export class FlowHost {
         });
       }),
     );
-    return lists.flat();
+    // Oldest first across the flows' groups, as one store listing answers.
+    return lists.length === 1
+      ? lists[0]!
+      : lists.flat().sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
   }
 
   /**
@@ -462,7 +471,7 @@ export class FlowHost {
     // enumerates across owners).
     return children.filter(
       (child) =>
-        child.orgId === session.orgId && (principal === undefined || this.sessions.isOwner(child, principal)),
+        !orgsDiffer(child, session) && (principal === undefined || this.sessions.isOwner(child, principal)),
     );
   }
 
@@ -668,8 +677,8 @@ export class FlowHost {
   }
 
   /**
-   * The client resource operations of a session, after the owner check. They can write, so a host not started
-   * (or closed) refuses them all, reads included, as it refuses actions and session creation.
+   * The client resource operations of a session, after the owner check. They can write, so a closed host refuses
+   * them all, reads included, as it refuses actions and session creation (a host never started starts first).
    */
   async resourceApi(sessionId: string, caller: Caller): Promise<ClientResourceApi> {
     await this.ready();
@@ -726,7 +735,7 @@ export class FlowHost {
 
   /** Starts a host never started ({@link ensureStarted}), then refuses if it is closed. */
   private async ready(): Promise<void> {
-    if (this.state === "new") await this.start();
+    await this.ensureStarted();
     this.assertStarted();
   }
 
@@ -734,7 +743,7 @@ export class FlowHost {
     if (this.state !== "started") {
       throw new FlowError(
         "host-not-started",
-        this.state === "new" ? "Call `await host.start()` before serving requests." : "This host is closed.",
+        this.state === "new" ? "The host has not started." : "This host is closed.",
       );
     }
   }
@@ -780,7 +789,6 @@ class ClientCallContext implements ResourceRuntimeContext {
   }
 }
 
-/** A listing's narrowing: each of `userId` and `flowId` one value or several, every one of which a row must match. */
 /** The most rows a listing answers. */
 const LISTING_LIMIT = 200;
 
@@ -791,6 +799,7 @@ interface ListingScope {
   owner?: Principal;
 }
 
+/** A listing's narrowing: each of `userId` and `flowId` one value or several, every one of which a row must match. */
 export interface ListingQuery {
   userId?: string | readonly string[];
   flowId?: string | readonly string[];
@@ -809,7 +818,10 @@ function normalizeBasePath(path: string): string {
   return trimmed === "" ? "" : trimmed;
 }
 
-/** Creates a host. Call `await host.start()` before serving; `await host.close()` drains. */
+/**
+ * Creates a host. `await host.start()` before serving tells startup errors at once (a host not started starts on
+ * its first request); `await host.close()` drains.
+ */
 export function createFlowHost(options: FlowHostOptions): FlowHost {
   return new FlowHost(options);
 }

@@ -110,8 +110,7 @@ export class SessionService {
    */
   canRead(session: SessionRecord, principal: Principal): boolean {
     return (
-      this.isOwner(session, principal) &&
-      (principal.orgId === undefined || (session.orgId ?? undefined) === principal.orgId)
+      this.isOwner(session, principal) && !(principal.orgId !== undefined && orgsDiffer(session, principal))
     );
   }
 
@@ -152,8 +151,13 @@ export class SessionService {
    * to one is refused. `session` may be a request record, which carries its session's org.
    */
   assertOrgBinding(session: { id: string; orgId?: string }, principal: Principal): void {
-    if ((session.orgId ?? undefined) !== (principal.orgId ?? undefined)) {
+    if (orgsDiffer(session, principal)) {
       throw new OrgBindingMismatchError(session.id, session.orgId, principal.orgId);
     }
   }
+}
+
+/** Whether a session (or request) and a principal name different orgs, none being one of the values. */
+export function orgsDiffer(session: { orgId?: string }, principal: { orgId?: string }): boolean {
+  return (session.orgId ?? undefined) !== (principal.orgId ?? undefined);
 }

@@ -187,6 +187,23 @@ describe("a host not started, or closed", () => {
     await host.close();
   });
 
+  it("a first recovery pass that fails rejects start(), and the periodic passes still run", async () => {
+    const stores = createMemoryStores();
+    const listByStatus = stores.requests.listByStatus.bind(stores.requests);
+    let passes = 0;
+    stores.requests.listByStatus = (statuses) => {
+      passes += 1;
+      return passes === 1 ? Promise.reject(new Error("store down a moment")) : listByStatus(statuses);
+    };
+    const host = createFlowHost({ flows: [notebook], stores, logger: silentLogger, recoveryIntervalMs: 20 });
+    await expect(host.start()).rejects.toThrow("store down a moment");
+    expect(host.started).toBe(true);
+    await host.start(); // started already: not twice
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(passes).toBeGreaterThanOrEqual(3);
+    await host.close();
+  });
+
   it("a host closed while its first start sets the stores up never starts", async () => {
     const stores = createMemoryStores();
     let release!: () => void;

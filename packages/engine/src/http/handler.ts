@@ -98,7 +98,7 @@ function servedAt(request: HttpRequest): string | undefined {
 function wantsEventStream(request: HttpRequest): boolean {
   const header = request.headers.accept;
   const accept = Array.isArray(header) ? header.join(",") : (header ?? "");
-  if (!accept.includes("text/event-stream")) return false;
+  if (!accept.toLowerCase().includes("text/event-stream")) return false;
   const stream = acceptQuality(accept, "text/event-stream");
   return stream > 0 && stream >= acceptQuality(accept, "application/json");
 }

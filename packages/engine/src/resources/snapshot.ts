@@ -38,11 +38,11 @@ export interface Snapshot {
 }
 
 /**
- * Builds the client snapshot of a session: scope projections and every resource with a `client` config
- * (others are invisible). Single: `clientData` only with a projection, `content` only with `prefetch`.
- * Collection: `count` always, `prefetched` (first `prefetchWindow` items in key order) only when the
- * window is positive, per-item `clientData` only with `state.read`. External: an empty anchor. Resources
- * of the org scope on a session without an org are left out.
+ * Builds the client snapshot of a session: scope projections and every resource the manifest lists (a client
+ * config that opts into a permission flag or a projection; the others are invisible). Single: `clientData` only
+ * with a projection, `content` only with `prefetch`. Collection: `count` always, `prefetched` (first
+ * `prefetchWindow` items in key order) only when the window is positive, per-item `clientData` only with
+ * `state.read`. External: an empty anchor. Resources of the org scope on a session without an org are left out.
  */
 export async function buildSnapshot(
   ctx: ResourceRuntimeContext,

@@ -32,6 +32,7 @@ export function withSchemaDefaults(schema: z.ZodType | undefined, state: JsonObj
   let filled: JsonObject | undefined;
   for (const [key, field] of defaultedFields(schema)) {
     if (Object.hasOwn(state, key)) continue;
+    // Parsed again each time: a default made by a function (`.default(() => [])`) is a fresh value per read.
     const absent = field.safeParse(undefined);
     if (!absent.success || absent.data === undefined) continue;
     filled ??= { ...state };

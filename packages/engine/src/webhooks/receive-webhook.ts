@@ -135,14 +135,14 @@ export async function receiveWebhook(
     return { status: 202, body: { ignored: true, reason: "when threw" } };
   }
 
-  const principal = await webhookPrincipal(host, flow, caller, binding);
+  // One literal per case: a member added afterwards would move the object's members out of line.
+  const webhook: JsonObject =
+    deliveryId === undefined ? { provider, eventType } : { provider, eventType, deliveryId };
+  const principal = await webhookPrincipal(host, flow, caller, binding, webhook);
   // Checked again after the awaits above: a host that began closing meanwhile makes no session for a delivery
   // its runner would refuse.
   if (!host.started)
     throw new FlowError("host-not-started", "The host is closed; webhook deliveries are refused.");
-  // One literal per case: a member added afterwards would move the object's members out of line.
-  const webhook: JsonObject =
-    deliveryId === undefined ? { provider, eventType } : { provider, eventType, deliveryId };
 
   let session: SessionRecord;
   try {
@@ -234,12 +234,15 @@ async function webhookPrincipal(
   flow: RegisteredFlow,
   caller: Caller,
   binding: WebhookBinding,
+  webhook: JsonObject,
 ): Promise<Principal> {
   // Copied with Object.assign: a spread plus a member makes a fresh object shape per delivery.
   const webhookCaller: Caller = Object.assign({}, caller);
   webhookCaller.source = "webhook";
   const action = actionLabel({ type: "webhook", binding });
-  return (await host.principalFor(flow, webhookCaller, { action })).principal;
+  // The resolver sees the delivery as its request will record it (`metadata.webhook`: provider, event type,
+  // delivery id); the session and the input are made after the principal, from it.
+  return (await host.principalFor(flow, webhookCaller, { action, metadata: { webhook } })).principal;
 }
 
 /** A delivery's own session, stored with `ephemeral: true` so that retention removes it with its request. */

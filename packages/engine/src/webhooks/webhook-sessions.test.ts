@@ -169,7 +169,11 @@ describe("sessions of webhook runs", () => {
       expect(seen).toHaveLength(1);
       expect(seen[0]).toMatchObject({
         source: "webhook",
-        envelope: { action: "webhook:stripe:invoice.paid" },
+        envelope: {
+          action: "webhook:stripe:invoice.paid",
+          // The delivery as its request records it.
+          metadata: { webhook: { provider: "stripe", eventType: "invoice.paid", deliveryId: "evt_r" } },
+        },
       });
       expect(Buffer.from(seen[0]!.rawBody!).toString("utf8")).toBe(body);
     } finally {

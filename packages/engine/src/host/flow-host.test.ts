@@ -650,3 +650,25 @@ describe("a client-visible resource rendered through a template the model may re
     ]);
   });
 });
+
+describe("the resolver on session creation", () => {
+  it("is told the session id the caller chose (envelope.sessionId), and no body", async () => {
+    const seen: PrincipalResolutionContext[] = [];
+    const flow = defineFlow({
+      kind: "chosen",
+      authentication: {
+        resolvePrincipal: (context) => {
+          seen.push(context);
+          return { userId: "u1" };
+        },
+      },
+      actions: { noop: { block: handler({ name: "noop", execute: async () => null }) } },
+    });
+    await withHost({ flows: [flow] }, async (host) => {
+      await host.createSession("chosen", { source: "http" }, { sessionId: "chosen-1" });
+      await host.createSession("chosen", { source: "http" }, {});
+      expect(seen.map((context) => context.envelope.sessionId)).toEqual(["chosen-1", undefined]);
+      expect(seen.map((context) => context.envelope.metadata.body)).toEqual([undefined, undefined]);
+    });
+  });
+});

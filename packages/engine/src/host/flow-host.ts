@@ -326,7 +326,8 @@ export class FlowHost {
     const { principal } = await this.principalFor(
       flow,
       caller,
-      {},
+      // A chosen id is the session the resolver is asked about (one may authorize by it).
+      body.sessionId !== undefined ? { sessionId: body.sessionId } : {},
       { userId: body.userId, orgId: body.orgId },
     );
     let parent: SessionRecord | undefined;

@@ -295,8 +295,15 @@ describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) =>
     expect(last.pagination).toEqual({ offset: 2, limit: 2, total: 3, hasMore: false, nextOffset: null });
     expect((await api.listItems("files")).pagination).toMatchObject({ limit: 50, total: 4 });
     expect((await api.listItems("files", { limit: 1000 })).pagination).toMatchObject({ limit: 200 });
-    for (const limit of ["x", "-1", "0", "1.5"])
-      expect((await rejection(api.listItems("files", { limit }))).code).toBe("invalid-pagination");
+    for (const limit of ["x", "-1", "0", "1.5"]) {
+      const refused = await rejection(api.listItems("files", { limit }));
+      expect(refused.code).toBe("invalid-pagination");
+      // Every refusal of a limit says what a limit is.
+      expect(refused.message).toBe(`limit must be an integer of at least 1 (got ${JSON.stringify(limit)}).`);
+    }
+    expect((await rejection(api.listItems("files", { offset: "-1" }))).message).toBe(
+      'offset must be a non-negative integer (got "-1").',
+    );
   });
 
   it("external collections list through search with cursor and nextCursor; no writes", async () => {

@@ -95,26 +95,21 @@ function badRequest(message: string, details?: Record<string, unknown>): FlowErr
   return new FlowError("invalid-request", message, details === undefined ? {} : { details });
 }
 
-function readInteger(name: string, raw: number | string | undefined, fallback: number): number {
+function readInteger(name: string, raw: number | string | undefined, fallback: number, least = 0): number {
   if (raw === undefined || raw === "") return fallback;
   const value = typeof raw === "number" ? raw : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new FlowError(
-      "invalid-pagination",
-      `${name} must be a non-negative integer (got ${JSON.stringify(raw)}).`,
-      {
-        details: { field: name },
-      },
-    );
+  if (!Number.isSafeInteger(value) || value < least) {
+    const kind = least === 0 ? "a non-negative integer" : `an integer of at least ${least}`;
+    throw new FlowError("invalid-pagination", `${name} must be ${kind} (got ${JSON.stringify(raw)}).`, {
+      details: { field: name },
+    });
   }
   return value;
 }
 
 /** `limit` defaults to 50 and is capped at 200 (a larger value is served as 200, not refused). */
 export function parsePagination(query: ListQuery): { limit: number; offset: number } {
-  const limit = readInteger("limit", query.limit, DEFAULT_PAGE_LIMIT);
-  if (limit === 0)
-    throw new FlowError("invalid-pagination", "limit must be at least 1.", { details: { field: "limit" } });
+  const limit = readInteger("limit", query.limit, DEFAULT_PAGE_LIMIT, 1);
   return { limit: Math.min(limit, MAX_PAGE_LIMIT), offset: readInteger("offset", query.offset, 0) };
 }
 

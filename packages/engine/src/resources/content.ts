@@ -65,6 +65,19 @@ export async function renderContent(
 }
 
 /**
+ * The accessor a `contentTemplateRef` names: the string itself, else the accessor the definition is declared
+ * under, else the definition's own `ref` or `name` (a template need not be declared beside the templated one).
+ */
+export function templateAccessor(
+  ref: AnySingleResourceDefinition | string,
+  declarations: Iterable<readonly [string, AnyResourceDefinition]>,
+): string | undefined {
+  if (typeof ref === "string") return ref;
+  for (const [accessor, def] of declarations) if (def === ref) return accessor;
+  return ref.ref ?? ref.name;
+}
+
+/**
  * Warnings for resources that render to clients through a `contentTemplateRef` the model may rewrite
  * (`llmWritable`): a template sees the whole state, so a rewritten one (a prompt injection, say) can show
  * clients fields their projection hides. One line per such resource, naming the flow, the resource and
@@ -82,10 +95,7 @@ export function editableTemplateWarnings(
     if (!read && !prefetch) continue;
     const template = typeof ref === "string" ? declarations[ref] : ref;
     if ((template as { llmWritable?: boolean } | undefined)?.llmWritable !== true) continue;
-    const name =
-      typeof ref === "string"
-        ? ref
-        : (Object.entries(declarations).find(([, d]) => d === ref)?.[0] ?? "(template)");
+    const name = templateAccessor(ref, Object.entries(declarations)) ?? "(template)";
     warnings.push(
       `Flow "${flowId}": resource "${accessor}" renders its content for clients through contentTemplateRef "${name}", which the model may rewrite (llmWritable). A template sees the whole state, so a rewritten one can show clients fields the projection hides.`,
     );

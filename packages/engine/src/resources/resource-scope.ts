@@ -11,7 +11,7 @@ import {
 } from "@flowrt/core";
 import { resourceAddress, scopeStateAddress } from "./address.js";
 import { CollectionRuntime } from "./collection.js";
-import type { TemplateSource } from "./content.js";
+import { type TemplateSource, templateAccessor } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import { createScopeHandles, type ScopeRecordSource, type ScopeStateHandle } from "./scope-state.js";
@@ -234,10 +234,7 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
 
   /** Resolves a `contentTemplateRef` (a definition or an accessor name) and reads the template live. */
   async templateText(ref: AnySingleResourceDefinition | string, requester: string): Promise<string | null> {
-    const accessor =
-      typeof ref === "string"
-        ? ref
-        : ([...(this.definitions ?? [])].find(([, def]) => def === ref)?.[0] ?? ref.ref ?? ref.name);
+    const accessor = templateAccessor(ref, this.definitions ?? []);
     let runtime = accessor === undefined ? undefined : this.runtime(accessor);
     if (runtime === undefined && typeof ref !== "string" && accessor !== undefined) {
       // The template resource need not be declared where the templated one is: reach it by its own name.

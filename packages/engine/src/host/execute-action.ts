@@ -32,18 +32,6 @@ import type { ClaimedRun, PreparedRun } from "./request-runner.js";
 /** The reactions running in the current async context: a change made by one of them does not run it again. */
 const runningReactions = new AsyncLocalStorage<ReadonlySet<ReactionDefinition>>();
 
-/** Every resource an action's block tree declares, by its root block (computed once per action). */
-const resourcesByTree = new WeakMap<AnyBlock, Readonly<Record<string, AnyResourceDefinition>>>();
-
-function treeResources(root: AnyBlock): Readonly<Record<string, AnyResourceDefinition>> {
-  let found = resourcesByTree.get(root);
-  if (found === undefined) {
-    found = Object.freeze(blockResources(root));
-    resourcesByTree.set(root, found);
-  }
-  return found;
-}
-
 function isLazySingle(def: AnyResourceDefinition): boolean {
   return isSingleResourceDefinition(def) && def.prefetchMode === "lazy";
 }
@@ -307,7 +295,8 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun {
   }
 
   private loadActionResources(root: AnyBlock): Promise<void> | undefined {
-    const tree = treeResources(root);
+    // Walked once, at registration; a root not registered (none today) is walked here.
+    const tree = this.run.flow.treeResources.get(root) ?? blockResources(root);
     const fresh = Object.keys(tree).filter((accessor) => this.scope.definition(accessor) === undefined);
     this.waitingLazy = new Set(
       fresh.filter((accessor) => isLazySingle(tree[accessor]!) && !Object.hasOwn(root.resources, accessor)),

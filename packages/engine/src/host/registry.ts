@@ -17,6 +17,8 @@ export interface RegisteredFlow {
   readonly flowResources: Readonly<Record<string, AnyResourceDefinition>>;
   /** Every resource the flow declares, flow-level first, then each action's and webhook's blocks. */
   readonly allResources: Readonly<Record<string, AnyResourceDefinition>>;
+  /** What each action's, webhook binding's and reaction's block tree declares, by its root block. */
+  readonly treeResources: ReadonlyMap<AnyBlock, Readonly<Record<string, AnyResourceDefinition>>>;
 }
 
 /** Every accessor → definition declared by a block tree. */
@@ -33,8 +35,11 @@ function register(definition: AnyFlowDefinition): RegisteredFlow {
     for (const binding of Object.values(provider.on)) blocks.push(binding.block);
   }
   for (const reaction of definition.reactions) blocks.push(reaction.block);
+  const treeResources = new Map<AnyBlock, Readonly<Record<string, AnyResourceDefinition>>>();
   for (const block of blocks) {
-    for (const [accessor, def] of Object.entries(blockResources(block))) allResources[accessor] ??= def;
+    const tree = treeResources.get(block) ?? Object.freeze(blockResources(block));
+    treeResources.set(block, tree);
+    for (const [accessor, def] of Object.entries(tree)) allResources[accessor] ??= def;
   }
   return Object.freeze({
     id: definition.id,
@@ -42,6 +47,7 @@ function register(definition: AnyFlowDefinition): RegisteredFlow {
     definition,
     flowResources: definition.resources,
     allResources: Object.freeze(allResources),
+    treeResources,
   });
 }
 

@@ -1,5 +1,6 @@
 import { type CasResult, FlowError, type JsonObject, type JsonValue, type Versioned } from "@flowrt/core";
 import type { z } from "zod";
+import { CAS_LOST, type CasPolicy, casDone, retryCas } from "./cas.js";
 import { withSchemaDefaults } from "./defaults.js";
 import { applyIncrements, applyPatch, applyPush } from "./delta.js";
 import { cloneJson, findNonJson, isPlainObject, renameProtoKeys, restoreProtoKeys } from "./json.js";
@@ -188,9 +189,12 @@ export class StateCell {
       throw this.refuse(method, "it is not writable (writable: false)");
     }
     if (!this.loaded) await this.load();
-    const maxRetries = this.options.maxRetries ?? 100;
-    const giveUpAt = Date.now() + (this.options.retryWindowMs ?? 10_000);
-    for (let attempt = 0; ; attempt++) {
+    const policy: CasPolicy = {
+      what: `Resource "${this.name}" ${method}`,
+      attempts: (this.options.maxRetries ?? 100) + 1,
+      windowMs: this.options.retryWindowMs ?? 10_000,
+    };
+    await retryCas(policy, async () => {
       if (this.options.mustExist && this.current === undefined) {
         throw new FlowError(
           "instance-not-found",
@@ -199,34 +203,26 @@ export class StateCell {
       }
       const previous = this.current ?? this.defaults();
       const candidate = compute(cloneJson(previous));
-      if (candidate === SKIP_WRITE) return;
+      if (candidate === SKIP_WRITE) return casDone(undefined);
       const next = this.validate(method, candidate);
       const expected = this.current === undefined ? null : this.version;
       const result = await this.options.backend.write(next, expected);
-      if (result.ok) {
-        const created = expected === null;
-        this.current = next;
-        this.version = result.version;
-        await this.options.onChange?.({
-          method,
-          previous,
-          next: cloneJson(next),
-          created,
-          version: result.version,
-        });
-        return;
+      if (!result.ok) {
+        this.adopt(result.current);
+        return CAS_LOST;
       }
-      this.adopt(result.current);
-      if (attempt >= maxRetries && Date.now() >= giveUpAt) {
-        throw new FlowError(
-          "write-conflict",
-          `Resource "${this.name}" ${method} lost its compare-and-swap race ${attempt + 1} times; try again.`,
-          { retryable: true },
-        );
-      }
-      if (attempt > 3)
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
-    }
+      const created = expected === null;
+      this.current = next;
+      this.version = result.version;
+      await this.options.onChange?.({
+        method,
+        previous,
+        next: cloneJson(next),
+        created,
+        version: result.version,
+      });
+      return casDone(undefined);
+    });
   }
 
   /** Parses the candidate through the schema; a refusal stores nothing. */

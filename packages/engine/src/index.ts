@@ -6,13 +6,13 @@ export {
   executeBlock,
   runAction,
   type TokenBudget,
-} from "./blocks/index.js";
-export { createFlowHost, DEFAULT_BASE_PATH, FlowHost } from "./host/flow-host.js";
-export { inboundRouteLabel, type SourcedInboundRoute } from "./host/inbound-routes.js";
-export { defaultLogger, describeError, type HostLogger, silentLogger } from "./host/logger.js";
-export { ANONYMOUS_USER_ID, type PrincipalOutcome, resolvePrincipal } from "./host/principal.js";
-export { FlowRegistry, type RegisteredFlow } from "./host/registry.js";
-export type { RequestTarget } from "./host/request-runner.js";
+} from "./execution/blocks/index.js";
+export { createFlowHost, DEFAULT_BASE_PATH, FlowHost } from "./host.js";
+export { inboundRouteLabel, type SourcedInboundRoute } from "./flows/inbound-routes.js";
+export { defaultLogger, describeError, type HostLogger, silentLogger } from "./logger.js";
+export { ANONYMOUS_USER_ID, type PrincipalOutcome, resolvePrincipal } from "./access/principal.js";
+export { FlowRegistry, type RegisteredFlow } from "./flows/registry.js";
+export type { RequestTarget } from "./requests/request-runner.js";
 export type {
   Caller,
   DispatchOptions,
@@ -21,7 +21,7 @@ export type {
   InboundRoute,
   WebhookHeaders,
   WebhookProviderDefinition,
-} from "./host/types.js";
+} from "./host-options.js";
 export {
   createHttpHandler,
   type HttpHandler,

@@ -2,9 +2,9 @@ import { defineFlow, defineResourceCollection, handler } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createFlowHost } from "../host/flow-host.js";
-import { silentLogger } from "../host/logger.js";
-import { withHost } from "../host/testing/fixtures.js";
+import { createFlowHost } from "../host.js";
+import { silentLogger } from "../logger.js";
+import { withHost } from "../testing/fixtures.js";
 import { createHttpHandler } from "./handler.js";
 import type { HttpRequest } from "./types.js";
 

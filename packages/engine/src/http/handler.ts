@@ -1,6 +1,6 @@
 import { FlowError, type JsonObject, type RequestRecord, type SessionRecord } from "@flowrt/core";
-import type { FlowHost } from "../host/flow-host.js";
-import { describeError } from "../host/logger.js";
+import type { FlowHost } from "../host.js";
+import { describeError } from "../logger.js";
 import { openApiDocument } from "./openapi.js";
 import { problemFor, statusForError } from "./problem.js";
 import {

@@ -1,4 +1,4 @@
-import type { FlowHost } from "../host/flow-host.js";
+import type { FlowHost } from "../host.js";
 
 const problem = { $ref: "#/components/responses/Problem" };
 const json = (description: string, schema: object = { type: "object" }) => ({

@@ -1,7 +1,7 @@
 import { defineFlow, defineResourceCollection } from "@flowrt/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { withHost } from "../host/testing/fixtures.js";
+import { withHost } from "../testing/fixtures.js";
 import { createHttpHandler } from "./handler.js";
 import type { HttpRequest } from "./types.js";
 

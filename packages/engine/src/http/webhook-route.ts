@@ -1,4 +1,4 @@
-import type { FlowHost } from "../host/flow-host.js";
+import type { FlowHost } from "../host.js";
 import { receiveWebhook } from "../webhooks/receive-webhook.js";
 import { httpCaller } from "./request-body.js";
 import type { Route } from "./router.js";

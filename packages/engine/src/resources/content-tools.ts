@@ -3,7 +3,7 @@ import { createContext, Script } from "node:vm";
 import { type AnyResourceDefinition, FlowError, isFlowError, parseResourceUri } from "@flowrt/core";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
-import { UNBOUND_CONTENT_TOOL } from "../blocks/block-run.js";
+import { UNBOUND_CONTENT_TOOL } from "../execution/blocks/block-run.js";
 import { CollectionRuntime } from "./collection.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import type { ResourceScope } from "./resource-scope.js";

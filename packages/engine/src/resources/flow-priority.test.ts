@@ -1,7 +1,7 @@
 import { defineFlow, defineResource, type FlowStores, handler, router, sequencer } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { headerCaller, settle, withHost } from "../host/testing/fixtures.js";
+import { headerCaller, settle, withHost } from "../testing/fixtures.js";
 import { createResourceScope } from "./resource-scope.js";
 import { makeContext, STORE_FACTORIES } from "./testing/harness.js";
 

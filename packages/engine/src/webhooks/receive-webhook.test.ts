@@ -1,6 +1,6 @@
 import type { RequestRecord } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { settle } from "../host/testing/fixtures.js";
+import { settle } from "../testing/fixtures.js";
 import { billing, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
 import {
   alphaSignature,

@@ -9,12 +9,12 @@ import {
   type WebhookBinding,
   type WebhookInboundEvent,
 } from "@flowrt/core";
-import { parseBlockInput } from "../blocks/validate-io.js";
-import type { FlowHost } from "../host/flow-host.js";
-import { describeError } from "../host/logger.js";
-import type { RegisteredFlow } from "../host/registry.js";
-import { actionLabel, type NewRequest } from "../host/request-runner.js";
-import type { Caller } from "../host/types.js";
+import { parseBlockInput } from "../execution/blocks/validate-io.js";
+import type { FlowHost } from "../host.js";
+import { describeError } from "../logger.js";
+import type { RegisteredFlow } from "../flows/registry.js";
+import { actionLabel, type NewRequest } from "../requests/request-runner.js";
+import type { Caller } from "../host-options.js";
 import { statusForError } from "../http/problem.js";
 import { decodeUtf8 } from "../http/utf8.js";
 

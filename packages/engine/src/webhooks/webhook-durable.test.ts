@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import { createFsStores } from "@flowrt/store-fs";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import { describe, expect, it } from "vitest";
-import { createFlowHost } from "../host/flow-host.js";
-import { silentLogger } from "../host/logger.js";
-import { settle } from "../host/testing/fixtures.js";
+import { createFlowHost } from "../host.js";
+import { silentLogger } from "../logger.js";
+import { settle } from "../testing/fixtures.js";
 import { ledger, ledgerProviders } from "./testing/webhook-durable-flow.js";
 import { alphaSignature, SECRET } from "./testing/webhook-harness.js";
 

@@ -1,7 +1,7 @@
 import { defineFlow, handler, SHARED_BUCKET } from "@flowrt/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { settle } from "../host/testing/fixtures.js";
+import { settle } from "../testing/fixtures.js";
 import { billing, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
 import { alphaSignature, startWebhookHost, type WebhookTestHost } from "./testing/webhook-harness.js";
 

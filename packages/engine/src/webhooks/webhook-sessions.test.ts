@@ -1,6 +1,6 @@
 import { defineFlow, handler, type PrincipalResolutionContext, SHARED_BUCKET } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { settle } from "../host/testing/fixtures.js";
+import { settle } from "../testing/fixtures.js";
 import { billing, crm, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
 import { alphaSignature, startWebhookHost, type WebhookTestHost } from "./testing/webhook-harness.js";
 

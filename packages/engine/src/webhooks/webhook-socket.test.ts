@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { settle } from "../host/testing/fixtures.js";
+import { settle } from "../testing/fixtures.js";
 import { billing, jobs, slowStarted, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
 import {
   alphaSignature,

@@ -2,9 +2,9 @@ import { defineFlow, handler } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import { describe, expect, it } from "vitest";
-import { createFlowHost } from "../host/flow-host.js";
-import { silentLogger } from "../host/logger.js";
-import type { FlowHostOptions } from "../host/types.js";
+import { createFlowHost } from "../host.js";
+import { silentLogger } from "../logger.js";
+import type { FlowHostOptions } from "../host-options.js";
 import { SECRET } from "./testing/webhook-harness.js";
 
 const noop = handler({ name: "noop", execute: async () => null });

@@ -1,7 +1,7 @@
 /** A flow for the webhook restart test: one durable binding, one plain one, same handler. */
 import { defineFlow, handler } from "@flowrt/core";
 import { z } from "zod";
-import type { WebhookProviderDefinition } from "../../host/types.js";
+import type { WebhookProviderDefinition } from "../../host-options.js";
 
 const applyEntry = handler({
   name: "applyEntry",

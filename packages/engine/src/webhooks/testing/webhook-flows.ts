@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { defineFlow, handler, type WebhookInboundEvent } from "@flowrt/core";
 import { alphaWebhookVerifier, betaWebhookVerifier, gammaWebhookVerifier } from "@flowrt/webhooks";
 import { z } from "zod";
-import type { WebhookProviderDefinition } from "../../host/types.js";
+import type { WebhookProviderDefinition } from "../../host-options.js";
 import { SECRET } from "./webhook-harness.js";
 
 type Headers = Record<string, string | string[] | undefined>;

@@ -9,9 +9,9 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FlowStores, NewRequestEvent, RequestRecord, RequestStatus, SessionRecord } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
-import { createFlowHost, type FlowHost } from "../../host/flow-host.js";
-import { silentLogger } from "../../host/logger.js";
-import type { FlowHostOptions } from "../../host/types.js";
+import { createFlowHost, type FlowHost } from "../../host.js";
+import { silentLogger } from "../../logger.js";
+import type { FlowHostOptions } from "../../host-options.js";
 import { createHttpHandler, type HttpHandler } from "../../http/handler.js";
 import type { HttpResponse } from "../../http/types.js";
 

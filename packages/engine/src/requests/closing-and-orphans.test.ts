@@ -1,10 +1,10 @@
 import { defineFlow, handler, type RequestRecord } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it } from "vitest";
-import { createFlowHost } from "./flow-host.js";
-import { silentLogger } from "./logger.js";
-import { durableFlow, durableRequest, durableSession } from "./testing/durable-flow.js";
-import { headerCaller, settle } from "./testing/fixtures.js";
+import { createFlowHost } from "../host.js";
+import { silentLogger } from "../logger.js";
+import { durableFlow, durableRequest, durableSession } from "../testing/durable-flow.js";
+import { headerCaller, settle } from "../testing/fixtures.js";
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

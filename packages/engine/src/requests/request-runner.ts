@@ -16,12 +16,12 @@ import {
   TERMINAL_REQUEST_STATUSES,
   type WebhookBinding,
 } from "@flowrt/core";
-import { jsonRefusal, storedJson } from "../blocks/json-data.js";
-import { isoNow } from "../requests/clock.js";
-import { newId } from "../requests/new-id.js";
-import { RunAbort, writeAfterAbort, writeAfterEnd } from "../requests/run-abort.js";
-import type { HostLogger } from "./logger.js";
-import type { FlowRegistry, RegisteredFlow } from "./registry.js";
+import { jsonRefusal, storedJson } from "../execution/blocks/json-data.js";
+import { isoNow } from "./clock.js";
+import { newId } from "./new-id.js";
+import { RunAbort, writeAfterAbort, writeAfterEnd } from "./run-abort.js";
+import type { HostLogger } from "../logger.js";
+import type { FlowRegistry, RegisteredFlow } from "../flows/registry.js";
 
 /** What a request runs: an action, or a webhook binding. */
 export type RequestTarget =

@@ -1,7 +1,7 @@
 import { type BlockContext, defineFlow, defineResourceCollection, handler } from "@flowrt/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { headerCaller, settle, withHost } from "./testing/fixtures.js";
+import { headerCaller, settle, withHost } from "../testing/fixtures.js";
 
 /**
  * A context kept past the end of its run (a timer, an unawaited promise) can no longer write or emit: nothing of

@@ -11,9 +11,9 @@ import {
   type SessionRecord,
   TERMINAL_REQUEST_STATUSES,
 } from "@flowrt/core";
-import { storedJson } from "../blocks/json-data.js";
-import { parseBlockInput } from "../blocks/validate-io.js";
-import { streamRequestEvents } from "../requests/event-stream.js";
+import { storedJson } from "./execution/blocks/json-data.js";
+import { parseBlockInput } from "./execution/blocks/validate-io.js";
+import { streamRequestEvents } from "./requests/event-stream.js";
 import {
   buildManifest,
   buildSnapshot,
@@ -25,9 +25,9 @@ import {
   type ResourceManifest,
   type ResourceRuntimeContext,
   type Snapshot,
-} from "../resources/index.js";
-import { actionInput, prepareAction, requestLogger } from "./execute-action.js";
-import { bindInboundRoutes, type SourcedInboundRoute } from "./inbound-routes.js";
+} from "./resources/index.js";
+import { actionInput, prepareAction, requestLogger } from "./execution/action-run.js";
+import { bindInboundRoutes, type SourcedInboundRoute } from "./flows/inbound-routes.js";
 import { defaultLogger, type HostLogger } from "./logger.js";
 import {
   assertedPrincipal,
@@ -38,11 +38,11 @@ import {
   resolveListingCaller,
   resolvePrincipal,
   resolverFor,
-} from "./principal.js";
-import { FlowRegistry, type RegisteredFlow } from "./registry.js";
-import { RequestRunner, type RequestRunner as Runner } from "./request-runner.js";
-import { orgsDiffer, SessionService } from "./sessions.js";
-import type { Caller, DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./types.js";
+} from "./access/principal.js";
+import { FlowRegistry, type RegisteredFlow } from "./flows/registry.js";
+import { RequestRunner, type RequestRunner as Runner } from "./requests/request-runner.js";
+import { orgsDiffer, SessionService } from "./sessions/session-service.js";
+import type { Caller, DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./host-options.js";
 
 export const DEFAULT_BASE_PATH = "/api/flows";
 

@@ -11,7 +11,7 @@ import {
 import { createMemoryStores } from "@flowrt/store-memory";
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createFlowHost, type FlowHost } from "./flow-host.js";
+import { createFlowHost, type FlowHost } from "./host.js";
 import { silentLogger } from "./logger.js";
 import { headerCaller, settle, storeFactories, useHost, withHost } from "./testing/fixtures.js";
 

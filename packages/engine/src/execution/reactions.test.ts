@@ -9,7 +9,7 @@ import {
 } from "@flowrt/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { settle, storeFactories, useHost } from "./testing/fixtures.js";
+import { settle, storeFactories, useHost } from "../testing/fixtures.js";
 
 const notes = defineResourceCollection({
   pattern: "notes/*",

@@ -9,7 +9,7 @@ import {
 } from "@flowrt/core";
 import { isoNow } from "../requests/clock.js";
 import { newId } from "../requests/new-id.js";
-import type { FlowRegistry, RegisteredFlow } from "./registry.js";
+import type { FlowRegistry, RegisteredFlow } from "../flows/registry.js";
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 

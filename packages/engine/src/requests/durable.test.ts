@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFsStores } from "@flowrt/store-fs";
 import { describe, expect, it } from "vitest";
-import { createFlowHost } from "./flow-host.js";
-import { silentLogger } from "./logger.js";
-import { durableFlow, durableRequest, durableSession } from "./testing/durable-flow.js";
-import { settle } from "./testing/fixtures.js";
+import { createFlowHost } from "../host.js";
+import { silentLogger } from "../logger.js";
+import { durableFlow, durableRequest, durableSession } from "../testing/durable-flow.js";
+import { settle } from "../testing/fixtures.js";
 
-const CHILD = fileURLToPath(new URL("./testing/durable-child.ts", import.meta.url));
+const CHILD = fileURLToPath(new URL("../testing/durable-child.ts", import.meta.url));
 
 /** Runs the child until it prints `running <id>` (it is inside the handler), then SIGKILLs it. */
 function runAndKill(dir: string): Promise<string> {

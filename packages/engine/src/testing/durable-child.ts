@@ -1,6 +1,6 @@
 /** Child process for the durable crash test: starts a host over an fs directory and invokes one durable action. */
 import { createFsStores } from "@flowrt/store-fs";
-import { createFlowHost } from "../flow-host.js";
+import { createFlowHost } from "../host.js";
 import { silentLogger } from "../logger.js";
 import { durableFlow } from "./durable-flow.js";
 

@@ -1,5 +1,5 @@
 import { DefinitionError } from "@flowrt/core";
-import type { InboundAdapter, InboundRoute } from "./types.js";
+import type { InboundAdapter, InboundRoute } from "../host-options.js";
 
 /** A custom inbound route tagged with its adapter's `source`, as `host.inboundRoutes()` gives it. */
 export type SourcedInboundRoute = InboundRoute & { source: string };

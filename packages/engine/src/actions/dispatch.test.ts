@@ -7,10 +7,10 @@ import {
 } from "@flowrt/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createFlowHost, type FlowHost } from "./flow-host.js";
-import { silentLogger } from "./logger.js";
-import { headerCaller, settle, storeFactories, useHost, withHost } from "./testing/fixtures.js";
-import type { DispatchOptions, InboundAdapter } from "./types.js";
+import { createFlowHost, type FlowHost } from "../host.js";
+import { silentLogger } from "../logger.js";
+import { headerCaller, settle, storeFactories, useHost, withHost } from "../testing/fixtures.js";
+import type { DispatchOptions, InboundAdapter } from "../host-options.js";
 
 const seen: PrincipalResolutionContext[] = [];
 

@@ -2,8 +2,8 @@ import { defineFlow, handler } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { alphaWebhookVerifier, betaWebhookVerifier } from "@flowrt/webhooks";
 import { describe, expectTypeOf, it } from "vitest";
-import { createFlowHost } from "./flow-host.js";
-import type { WebhookProviderDefinition } from "./types.js";
+import { createFlowHost } from "../host.js";
+import type { WebhookProviderDefinition } from "../host-options.js";
 
 const record = handler({ name: "record", execute: async () => "ok" });
 const flows = [

@@ -1,9 +1,9 @@
 import { DefinitionError, defineFlow, handler } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it, vi } from "vitest";
-import { createFlowHost } from "./flow-host.js";
-import { silentLogger } from "./logger.js";
-import type { InboundAdapter, InboundRoute } from "./types.js";
+import { createFlowHost } from "../host.js";
+import { silentLogger } from "../logger.js";
+import type { InboundAdapter, InboundRoute } from "../host-options.js";
 
 const noop = handler({ name: "noop", execute: async () => "ok" });
 const flow = defineFlow({ kind: "inbound-checks", actions: { noop } });

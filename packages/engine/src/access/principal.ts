@@ -8,7 +8,7 @@ import {
   type PrincipalResolutionContext,
   type PrincipalResolver,
 } from "@flowrt/core";
-import type { HostLogger } from "./logger.js";
+import type { HostLogger } from "../logger.js";
 
 /** The user id stamped on requests of a `requireUser: false` flow that has no `defaultUserId`. */
 export const ANONYMOUS_USER_ID = "anonymous";

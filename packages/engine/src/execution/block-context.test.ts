@@ -1,7 +1,7 @@
 import { defineFlow, defineResourceCollection, handler } from "@flowrt/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { headerCaller, settle, withHost } from "./testing/fixtures.js";
+import { headerCaller, settle, withHost } from "../testing/fixtures.js";
 
 const notes = defineResourceCollection({
   pattern: "notes/*",

@@ -11,9 +11,9 @@ import {
   type ReactionDefinition,
   type RequestRecord,
 } from "@flowrt/core";
-import { executeBlock } from "../blocks/execute-block.js";
-import { type BlockRun, createTokenBudget, runAction, type TokenBudget } from "../blocks/index.js";
-import { jsonRefusal } from "../blocks/json-data.js";
+import { executeBlock } from "./blocks/execute-block.js";
+import { type BlockRun, createTokenBudget, runAction, type TokenBudget } from "./blocks/index.js";
+import { jsonRefusal } from "./blocks/json-data.js";
 import { isEngineEventType } from "../requests/event-types.js";
 import {
   createContentTools,
@@ -23,11 +23,11 @@ import {
 } from "../resources/index.js";
 import type { ScopeStateHandle } from "../resources/scope-state.js";
 import { isPlainObject } from "../state/json.js";
-import type { FlowHost } from "./flow-host.js";
-import type { HostLogger } from "./logger.js";
-import { principalOfRecord } from "./principal.js";
-import { blockResources, type RegisteredFlow } from "./registry.js";
-import type { ClaimedRun, PreparedRun } from "./request-runner.js";
+import type { FlowHost } from "../host.js";
+import type { HostLogger } from "../logger.js";
+import { principalOfRecord } from "../access/principal.js";
+import { blockResources, type RegisteredFlow } from "../flows/registry.js";
+import type { ClaimedRun, PreparedRun } from "../requests/request-runner.js";
 
 /** The reactions running in the current async context: a change made by one of them does not run it again. */
 const runningReactions = new AsyncLocalStorage<ReadonlySet<ReactionDefinition>>();

@@ -9,8 +9,8 @@ import {
 import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { FlowHost } from "./flow-host.js";
-import { headerCaller, settle, storeFactories, withHost } from "./testing/fixtures.js";
+import type { FlowHost } from "../host.js";
+import { headerCaller, settle, storeFactories, withHost } from "../testing/fixtures.js";
 
 /**
  * A run's writes once it is aborted: refused (`request-aborted`), nothing stored and nothing appended after

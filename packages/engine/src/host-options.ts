@@ -3,7 +3,6 @@ import type {
   FlowStores,
   JsonObject,
   Principal,
-  PrincipalResolutionRequest,
   PrincipalResolver,
   RequestEvent,
 } from "@flowrt/core";
@@ -67,19 +66,6 @@ export interface FlowHostOptions {
   hostId?: string;
   /** Custom inbound adapters whose routes a transport mounts beside the API (see `host.inboundRoutes`). @default [] */
   inbound?: InboundAdapter[];
-}
-
-/**
- * Who is calling, as a transport describes it. The host resolves a principal from it per flow;
- * `principal` is an identity asserted by a trusted in-process caller (custom inbound adapters).
- */
-export interface Caller {
-  source: string;
-  request?: PrincipalResolutionRequest;
-  rawBody?: Uint8Array;
-  /** The parsed body: given to resolvers as `metadata.body` on action calls only. */
-  body?: unknown;
-  principal?: Principal;
 }
 
 export interface DispatchOptions {

@@ -1,3 +1,5 @@
+export type { Caller } from "./access/caller.js";
+export { ANONYMOUS_USER_ID, type PrincipalOutcome, resolvePrincipal } from "./access/principal.js";
 export {
   type ActionHooks,
   type BlockEventType,
@@ -7,14 +9,10 @@ export {
   runAction,
   type TokenBudget,
 } from "./execution/blocks/index.js";
-export { createFlowHost, DEFAULT_BASE_PATH, FlowHost } from "./host.js";
 export { inboundRouteLabel, type SourcedInboundRoute } from "./flows/inbound-routes.js";
-export { defaultLogger, describeError, type HostLogger, silentLogger } from "./logger.js";
-export { ANONYMOUS_USER_ID, type PrincipalOutcome, resolvePrincipal } from "./access/principal.js";
 export { FlowRegistry, type RegisteredFlow } from "./flows/registry.js";
-export type { RequestTarget } from "./requests/request-runner.js";
+export { createFlowHost, DEFAULT_BASE_PATH, FlowHost } from "./host.js";
 export type {
-  Caller,
   DispatchOptions,
   FlowHostOptions,
   InboundAdapter,
@@ -39,8 +37,10 @@ export {
   SSE_HEADERS,
   type SseStream,
 } from "./http/types.js";
-export { streamRequestEvents } from "./requests/event-stream.js";
+export { defaultLogger, describeError, type HostLogger, silentLogger } from "./logger.js";
+export { streamRequestEvents } from "./requests/event-log.js";
 export { REQUEST_EVENT_TYPES, type RequestEventType, TERMINAL_EVENT_TYPES } from "./requests/event-types.js";
+export type { RequestTarget } from "./requests/request-runner.js";
 export {
   buildManifest,
   buildSnapshot,

@@ -8,9 +8,9 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createFlowHost, type FlowHost } from "../host.js";
+import type { DispatchOptions, InboundAdapter } from "../host-options.js";
 import { silentLogger } from "../logger.js";
 import { headerCaller, settle, storeFactories, useHost, withHost } from "../testing/fixtures.js";
-import type { DispatchOptions, InboundAdapter } from "../host-options.js";
 
 const seen: PrincipalResolutionContext[] = [];
 

@@ -1,9 +1,9 @@
 import { defineFlow, defineResource, defineResourceCollection, generator } from "@flowrt/core";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { type StreamResult, textStep, toolStep } from "./blocks/testing/mock-stream.js";
 import { readResourceContentTool, writeResourceContentTool } from "../resources/content-tools.js";
 import { settle, storeFactories, useHost } from "../testing/fixtures.js";
+import { type StreamResult, textStep, toolStep } from "./blocks/testing/mock-stream.js";
 
 const drafts = defineResourceCollection({
   pattern: "drafts/*",

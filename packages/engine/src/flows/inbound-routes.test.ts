@@ -2,8 +2,8 @@ import { DefinitionError, defineFlow, handler } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it, vi } from "vitest";
 import { createFlowHost } from "../host.js";
-import { silentLogger } from "../logger.js";
 import type { InboundAdapter, InboundRoute } from "../host-options.js";
+import { silentLogger } from "../logger.js";
 
 const noop = handler({ name: "noop", execute: async () => "ok" });
 const flow = defineFlow({ kind: "inbound-checks", actions: { noop } });

@@ -93,6 +93,17 @@ export class FlowRegistry {
   }
 
   /**
+   * The flow a path or a dispatch names: the instance with that id, else the only instance of that kind.
+   * `undefined` when there is none, or the kind has several instances (ambiguous).
+   */
+  named(name: string): RegisteredFlow | undefined {
+    const byId = this.byId.get(name);
+    if (byId) return byId;
+    const instances = this.instancesOfKind(name);
+    return instances.length === 1 ? instances[0] : undefined;
+  }
+
+  /**
    * The flow that owns a stored record (specification: instance ownership). A record with no owner
    * belongs to its kind's only instance; with several instances it cannot be placed.
    */

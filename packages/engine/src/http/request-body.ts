@@ -1,5 +1,5 @@
 import { FlowError, type PrincipalResolutionRequest } from "@flowrt/core";
-import type { Caller } from "../host-options.js";
+import type { Caller } from "../access/caller.js";
 import type { HttpRequest } from "./types.js";
 import { decodeUtf8 } from "./utf8.js";
 

@@ -1,9 +1,9 @@
 import type { FlowStores, RequestEvent, RequestRecord } from "@flowrt/core";
 import { afterEach, beforeEach } from "vitest";
-import { STORE_FACTORIES, type StoreFactory } from "../resources/testing/harness.js";
 import { createFlowHost, type FlowHost } from "../host.js";
-import { silentLogger } from "../logger.js";
 import type { FlowHostOptions } from "../host-options.js";
+import { silentLogger } from "../logger.js";
+import { STORE_FACTORIES, type StoreFactory } from "../resources/testing/harness.js";
 
 type HostOptions = Omit<FlowHostOptions, "stores">;
 

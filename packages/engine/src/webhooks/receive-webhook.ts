@@ -9,14 +9,15 @@ import {
   type WebhookBinding,
   type WebhookInboundEvent,
 } from "@flowrt/core";
+import type { Caller } from "../access/caller.js";
+import { assertAddress, assertBinding } from "../access/ownership.js";
 import { parseBlockInput } from "../execution/blocks/validate-io.js";
-import type { FlowHost } from "../host.js";
-import { describeError } from "../logger.js";
 import type { RegisteredFlow } from "../flows/registry.js";
-import { actionLabel, type NewRequest } from "../requests/request-runner.js";
-import type { Caller } from "../host-options.js";
+import type { FlowHost } from "../host.js";
 import { statusForError } from "../http/problem.js";
 import { decodeUtf8 } from "../http/utf8.js";
+import { describeError } from "../logger.js";
+import { actionLabel, type NewRequest } from "../requests/request-runner.js";
 
 export type WebhookOutcome =
   | { status: 200; body: unknown }
@@ -276,7 +277,7 @@ async function ensureSession(
       if (!session) throw error;
     }
   }
-  host.sessions.checkAddress(flow, session);
-  host.sessions.assertBinding(session, principal);
+  assertAddress(host.registry, flow, session);
+  assertBinding(session, principal);
   return session;
 }

@@ -2,9 +2,9 @@ import { defineFlow, handler } from "@flowrt/core";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { WebhookProviderDefinition } from "../host-options.js";
 import type { HostLogger } from "../logger.js";
 import { settle } from "../testing/fixtures.js";
-import type { WebhookProviderDefinition } from "../host-options.js";
 import { crm, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
 import { alphaSignature, SECRET, startWebhookHost, type WebhookTestHost } from "./testing/webhook-harness.js";
 

@@ -3,8 +3,8 @@ import { createMemoryStores } from "@flowrt/store-memory";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import { describe, expect, it } from "vitest";
 import { createFlowHost } from "../host.js";
-import { silentLogger } from "../logger.js";
 import type { FlowHostOptions } from "../host-options.js";
+import { silentLogger } from "../logger.js";
 import { SECRET } from "./testing/webhook-harness.js";
 
 const noop = handler({ name: "noop", execute: async () => null });

@@ -7,8 +7,8 @@ import type { FlowStores } from "@flowrt/core";
 import { createFsStores } from "@flowrt/store-fs";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import { createFlowHost } from "../../host.js";
-import { silentLogger } from "../../logger.js";
 import { createHttpHandler } from "../../http/handler.js";
+import { silentLogger } from "../../logger.js";
 import { ledger, ledgerProviders } from "./webhook-durable-flow.js";
 import { SECRET, serveOverSocket } from "./webhook-harness.js";
 

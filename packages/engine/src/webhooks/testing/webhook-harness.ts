@@ -10,10 +10,10 @@ import type { AddressInfo } from "node:net";
 import type { FlowStores, NewRequestEvent, RequestRecord, RequestStatus, SessionRecord } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { createFlowHost, type FlowHost } from "../../host.js";
-import { silentLogger } from "../../logger.js";
 import type { FlowHostOptions } from "../../host-options.js";
 import { createHttpHandler, type HttpHandler } from "../../http/handler.js";
 import type { HttpResponse } from "../../http/types.js";
+import { silentLogger } from "../../logger.js";
 
 export const SECRET = "whsec_transport_test";
 export const BASE_PATH = "/api/flows";

@@ -1,7 +1,7 @@
 import type { RequestEvent } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it } from "vitest";
-import { streamRequestEvents } from "./event-stream.js";
+import { streamRequestEvents } from "./event-log.js";
 
 async function collect(iterable: AsyncIterable<RequestEvent>) {
   const out: RequestEvent[] = [];

@@ -1,4 +1,10 @@
-import type { RequestEvent, RequestStore } from "@flowrt/core";
+import {
+  type JsonObject,
+  type RequestEvent,
+  type RequestStore,
+  TERMINAL_REQUEST_STATUSES,
+} from "@flowrt/core";
+import { isoNow } from "./clock.js";
 import { TERMINAL_EVENT_TYPES } from "./event-types.js";
 
 export interface StreamOptions {
@@ -103,4 +109,33 @@ export async function* streamRequestEvents(
     unsubscribe();
     options.signal?.removeEventListener("abort", notify);
   }
+}
+
+/**
+ * Appends an event to a request's log; the store assigns its `seq`. The store's answer (the stored event) is of
+ * no use to a writer and is not waited for apart.
+ */
+export function appendRequestEvent(
+  store: RequestStore,
+  requestId: string,
+  type: string,
+  data: JsonObject,
+): Promise<unknown> {
+  // The store copies what it keeps (as JSON), so the data goes in as given.
+  return store.appendEvent({ requestId, type, at: isoNow(), data });
+}
+
+/** A request's events from `afterSeq` on, replayed then live, ending after the terminal event. */
+export function requestEvents(
+  store: RequestStore,
+  requestId: string,
+  options: { afterSeq?: number; signal?: AbortSignal } = {},
+): AsyncGenerator<RequestEvent> {
+  return streamRequestEvents(store, requestId, {
+    ...options,
+    isFinished: async () => {
+      const record = await store.get(requestId);
+      return !record || TERMINAL_REQUEST_STATUSES.includes(record.status);
+    },
+  });
 }

@@ -1,0 +1,208 @@
+import {
+  FlowError,
+  type FlowStores,
+  type JsonObject,
+  type RequestError,
+  type RequestPatch,
+  type RequestRecord,
+  type RequestStatus,
+  TERMINAL_REQUEST_STATUSES,
+} from "@flowrt/core";
+import { CAS_LOST, casDone, isCasExhausted, retryCas } from "../state/cas.js";
+import { isoNow } from "./clock.js";
+import { appendRequestEvent } from "./event-log.js";
+
+/**
+ * A request's life: `queued → running → completed | failed | aborted`. `running → running` is a take-over (a new
+ * claim on a request whose claim lapsed). Nothing leaves a terminal status.
+ */
+const NEXT: Readonly<Record<RequestStatus, readonly RequestStatus[]>> = {
+  queued: ["running", "failed", "aborted"],
+  running: ["running", "completed", "failed", "aborted"],
+  completed: [],
+  failed: [],
+  aborted: [],
+};
+
+/** Whether a request may move from `from` to `to`. */
+export function isLegalTransition(from: RequestStatus, to: RequestStatus): boolean {
+  return NEXT[from].includes(to);
+}
+
+/** The error of a non-durable request whose host stopped: on the record and on its `request.failed` event. */
+const ORPHANED: RequestError = Object.freeze({
+  code: "internal-error",
+  message: "The host running this request stopped.",
+  retryable: false,
+});
+
+const ABORTED: RequestError = Object.freeze({ code: "request-aborted", message: "The request was aborted." });
+
+/** How a finished run ends: its status and what the record keeps of it. */
+export type TerminalPatch =
+  | { status: "completed"; output: RequestPatch["output"] }
+  | { status: "failed" | "aborted"; error: RequestError };
+
+/** The event that closes a request's log, for the patch that ended it. */
+function terminalEvent(patch: TerminalPatch): [type: string, data: JsonObject] {
+  if (patch.status === "completed") return ["request.completed", { output: patch.output ?? null }];
+  if (patch.status === "aborted") return ["request.aborted", {}];
+  return ["request.failed", { error: patch.error as unknown as JsonObject }];
+}
+
+/**
+ * The one place a request's status changes. Every move is a compare-and-swap on the record's version
+ * (through {@link retryCas} where it is retried), checked against the legal moves; a move to a terminal status
+ * then appends the terminal event, after whatever `beforeEvent` must happen first (leaving the active registry).
+ * Claims and their renewals live here too: a claim is the `running` status plus who holds it until when.
+ */
+export class RequestLifecycle {
+  constructor(
+    private readonly stores: FlowStores,
+    private readonly hostId: string,
+    private readonly leaseMs: number,
+  ) {}
+
+  /** The conditional write every move goes through. */
+  private write(id: string, from: RequestStatus, version: number, patch: RequestPatch) {
+    if (patch.status !== undefined && !isLegalTransition(from, patch.status)) {
+      throw new Error(`Request "${id}" cannot move from ${from} to ${patch.status}.`);
+    }
+    return this.stores.requests.update(id, version, patch);
+  }
+
+  /**
+   * Claims a queued request, or a running one whose claim lapsed (its host died): `running`, held by this host
+   * for `leaseMs`. One try: a lost race means another host claimed it. The record as claimed, or `null`.
+   */
+  async claim(record: RequestRecord): Promise<RequestRecord | null> {
+    const now = Date.now();
+    const claimable =
+      record.status === "queued" || (record.status === "running" && (record.claim?.until ?? 0) < now);
+    if (!claimable) return null;
+    const patch: RequestPatch = {
+      status: "running",
+      claim: { hostId: this.hostId, until: now + this.leaseMs },
+      startedAt: record.startedAt ?? isoNow(),
+    };
+    const result = await this.write(record.id, record.status, record.version, patch);
+    if (!result.ok) return null;
+    // The record as claimed, copied with `Object.assign` onto a fresh object, then assigned: a spread followed by
+    // more members gives every copy a map of its own (memory and time per run); this keeps one shape.
+    const claimed: RequestRecord = Object.assign({}, record);
+    claimed.status = "running";
+    claimed.startedAt = patch.startedAt;
+    claimed.claim = patch.claim ?? undefined;
+    claimed.version = result.version;
+    return claimed;
+  }
+
+  /**
+   * Extends this host's claim on a running request it holds at `version`. One try: the new version, or `null`
+   * when the record changed meanwhile (aborted, or taken over after the claim lapsed).
+   */
+  async renew(id: string, version: number): Promise<number | null> {
+    const result = await this.stores.requests.update(id, version, {
+      claim: { hostId: this.hostId, until: Date.now() + this.leaseMs },
+    });
+    return result.ok ? result.version : null;
+  }
+
+  /**
+   * Ends a run this host claimed: its terminal status unless someone else (an abort, another host) already wrote
+   * one, then the terminal event. First against the version of the run's own last write (claim or renewal): if
+   * it still holds, nobody wrote since. Else it re-reads and decides; a handful of tries, then it leaves the
+   * record to recovery. Whether it wrote the terminal status.
+   */
+  async finish(id: string, version: number, patch: TerminalPatch): Promise<boolean> {
+    const stored: RequestPatch = { ...patch, completedAt: isoNow(), claim: null };
+    let wrote: boolean;
+    try {
+      // A few quick tries, no pauses: the record is this run's, so a loss means someone else just wrote it.
+      wrote = await retryCas(
+        { what: `Request "${id}" finish`, attempts: 10, windowMs: 0, backoffAfter: 10 },
+        async (attempt) => {
+          let from: RequestStatus = "running";
+          let expected = version;
+          if (attempt > 0) {
+            const current = await this.stores.requests.get(id);
+            if (!current || TERMINAL_REQUEST_STATUSES.includes(current.status)) return casDone(false);
+            if (current.claim && current.claim.hostId !== this.hostId) return casDone(false); // taken over
+            from = current.status;
+            expected = current.version;
+          }
+          const result = await this.write(id, from, expected, stored);
+          return result.ok ? casDone(true) : CAS_LOST;
+        },
+      );
+    } catch (error) {
+      if (isCasExhausted(error)) return false;
+      throw error;
+    }
+    if (wrote) await this.appendTerminal(id, patch);
+    return wrote;
+  }
+
+  /**
+   * Aborts a queued or running request on any host (409 `request-finished` once it has ended). `beforeEvent` runs
+   * after the status is written and before the terminal event (the active registry is left in between).
+   */
+  async abort(id: string, beforeEvent: () => Promise<void> | void): Promise<RequestRecord> {
+    const aborted = await retryCas({ what: `Request "${id}" abort` }, async () => {
+      const current = await this.stores.requests.get(id);
+      if (!current) throw new FlowError("request-not-found", `No request "${id}" exists.`);
+      if (TERMINAL_REQUEST_STATUSES.includes(current.status)) {
+        throw new FlowError("request-finished", `Request "${id}" has already ${current.status}.`);
+      }
+      const completedAt = isoNow();
+      const result = await this.write(id, current.status, current.version, {
+        status: "aborted",
+        error: ABORTED,
+        completedAt,
+        claim: null,
+      });
+      if (!result.ok) return CAS_LOST;
+      const record: RequestRecord = {
+        ...current,
+        status: "aborted",
+        error: ABORTED,
+        completedAt,
+        claim: undefined,
+        version: result.version,
+      };
+      return casDone(record);
+    });
+    await beforeEvent();
+    await this.appendTerminal(id, { status: "aborted", error: ABORTED });
+    return aborted;
+  }
+
+  /**
+   * Fails a non-durable request whose host died (queued past its lease, or running under a lapsed claim): nobody
+   * promised to finish it. One try: a lost race means someone else moved it. `beforeEvent` as for {@link abort}.
+   */
+  async orphan(record: RequestRecord, beforeEvent: () => Promise<void>): Promise<void> {
+    const result = await this.write(record.id, record.status, record.version, {
+      status: "failed",
+      error: ORPHANED,
+      completedAt: isoNow(),
+      claim: null,
+    });
+    if (!result.ok) return;
+    await beforeEvent();
+    await this.appendTerminal(record.id, { status: "failed", error: ORPHANED });
+  }
+
+  /**
+   * Records a request that failed before it could run (a webhook input that did not validate): it is created
+   * `failed`, so this is its only move, and its log holds the one terminal event.
+   */
+  async failedOnArrival(record: RequestRecord): Promise<void> {
+    await this.appendTerminal(record.id, { status: "failed", error: record.error! });
+  }
+
+  private appendTerminal(id: string, patch: TerminalPatch): Promise<unknown> {
+    const [type, data] = terminalEvent(patch);
+    return appendRequestEvent(this.stores.requests, id, type, data);
+  }
+}

@@ -1,0 +1,60 @@
+import type { FlowStores, RequestRecord } from "@flowrt/core";
+import type { HostLogger } from "../logger.js";
+import type { RequestLifecycle } from "./lifecycle.js";
+
+export interface RecoveryOptions {
+  stores: FlowStores;
+  lifecycle: RequestLifecycle;
+  leaseMs: number;
+  /** Whether this host runs the request now (its claim is ours and live). */
+  isRunningHere(requestId: string): boolean;
+  /** Claims and runs a durable record in the background. */
+  launch(record: RequestRecord): void;
+}
+
+/**
+ * One recovery pass: claims and runs durable requests left queued, or running under a lapsed claim (a host that
+ * died). Non-durable requests orphaned the same way are marked failed: nobody promised to finish them. How many
+ * durable requests it launched.
+ */
+export async function recoverRequests(options: RecoveryOptions): Promise<number> {
+  const { stores, lifecycle, leaseMs } = options;
+  const candidates = await stores.requests.listByStatus(["queued", "running"]);
+  let launched = 0;
+  const now = Date.now();
+  for (const record of candidates) {
+    if (options.isRunningHere(record.id)) continue;
+    const lapsed = record.status === "queued" ? true : (record.claim?.until ?? 0) < now;
+    if (!lapsed) continue;
+    if (record.durable) {
+      options.launch(record);
+      launched++;
+    } else if (record.status === "running" || now - Date.parse(record.createdAt) > leaseMs) {
+      // The dead host never left the active registry: leave it for it, before the terminal event.
+      await lifecycle.orphan(record, () => stores.requests.clearActive(record.id));
+    }
+  }
+  return launched;
+}
+
+/**
+ * The periodic recovery passes of a started host. Without periodic passes (`intervalMs: 0`), one more pass once
+ * every claim live at start has lapsed: a durable request this host's previous process held (killed and restarted
+ * within its lease) is resumed too.
+ */
+export function scheduleRecovery(
+  pass: () => Promise<unknown>,
+  options: { intervalMs: number; leaseMs: number; logger: HostLogger },
+): NodeJS.Timeout {
+  const recover = () => {
+    pass().catch((error: unknown) => {
+      options.logger.warn("durable recovery pass failed", { error: String(error) });
+    });
+  };
+  const timer =
+    options.intervalMs > 0
+      ? setInterval(recover, options.intervalMs)
+      : setTimeout(recover, options.leaseMs + 100);
+  timer.unref?.();
+  return timer;
+}

@@ -47,7 +47,10 @@ export type TerminalPatch =
 function terminalEvent(patch: TerminalPatch): [type: string, data: JsonObject] {
   if (patch.status === "completed") return ["request.completed", { output: patch.output ?? null }];
   if (patch.status === "aborted") return ["request.aborted", {}];
-  return ["request.failed", { error: patch.error as unknown as JsonObject }];
+  const { code, message, retryable } = patch.error;
+  const error: JsonObject = { code, message };
+  if (retryable !== undefined) error.retryable = retryable;
+  return ["request.failed", { error }];
 }
 
 /**

@@ -47,7 +47,7 @@ export class CasExhaustedError extends FlowError {
 
 /** True for a {@link CasExhaustedError} from any copy of the engine. */
 export function isCasExhausted(error: unknown): error is CasExhaustedError {
-  return isFlowError(error) && (error as unknown as Record<symbol, unknown>)[EXHAUSTED] === true;
+  return isFlowError(error) && EXHAUSTED in error;
 }
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -53,14 +53,23 @@ interface StoreModules {
   };
 }
 
+/** True when `error` is Node failing to find the package `name` itself, not a dependency of it. */
+function isMissingPackage(error: unknown, name: string): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // Node names the package it could not find in quotes; a store whose own dependency (e.g. `pg`) is missing
+  // names that one, and must not be told as a missing store.
+  return code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(`'${name}'`);
+}
+
+// The stores are optional peer dependencies: only the one asked for is loaded, and one that is not
+// installed is a usage mistake with the command that fixes it, not a stack trace.
 async function importStore<K extends keyof StoreModules>(name: K): Promise<StoreModules[K]> {
   try {
     return (await import(name)) as StoreModules[K];
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(name)) {
+    if (isMissingPackage(error, name)) {
       throw new UsageError(
-        `This store needs ${name}: install it beside @flowrt/express (e.g. pnpm add ${name}).`,
+        `This store needs ${name}, which is not installed: npm install ${name} (beside @flowrt/cli).`,
       );
     }
     throw error;

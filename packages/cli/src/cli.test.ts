@@ -24,11 +24,15 @@ function tempDir(): string {
   return dir;
 }
 
-/** Starts `flowrt` from its source (through tsx, resolving workspace packages to their sources). */
-function flowrt(args: string[]) {
+/**
+ * Starts `flowrt` from its source (through tsx, resolving workspace packages to their sources). With
+ * `withoutStores`, the store packages resolve as if they were not installed.
+ */
+function flowrt(args: string[], { withoutStores = false } = {}) {
+  const hooks = withoutStores ? ["--import", "./src/testing/without-stores.ts"] : [];
   const child = spawn(
     process.execPath,
-    ["--conditions=@flowrt/source", "--import", "tsx", "src/cli.ts", ...args],
+    ["--conditions=@flowrt/source", "--import", "tsx", ...hooks, "src/cli.ts", ...args],
     {
       cwd: packageDir,
       env: { ...environment, NODE_ENV: "test" },
@@ -143,6 +147,24 @@ describe.concurrent("flowrt serve", () => {
     );
     expect(await missing.exited).toBe(1);
     expect(missing.output().stderr).toMatch(/^flowrt: No flows module at .*nope\.ts\.\n$/);
+  }, 20_000);
+
+  test("a store package that is not installed is named with the command that installs it, and exits 1", async () => {
+    const memory = flowrt(["serve", "src/testing/cli-flows.ts", "--port", "0"], { withoutStores: true });
+    const postgres = flowrt(
+      ["serve", "src/testing/cli-flows.ts", "--port", "0", "--store", "postgres://127.0.0.1/flowrt"],
+      { withoutStores: true },
+    );
+    expect(await memory.exited).toBe(1);
+    expect(memory.output()).toEqual({
+      stdout: "",
+      stderr:
+        "flowrt: This store needs @flowrt/store-memory, which is not installed: npm install @flowrt/store-memory (beside @flowrt/cli).\n",
+    });
+    expect(await postgres.exited).toBe(1);
+    expect(postgres.output().stderr).toBe(
+      "flowrt: This store needs @flowrt/store-postgres, which is not installed: npm install @flowrt/store-postgres (beside @flowrt/cli).\n",
+    );
   }, 20_000);
 
   test("startup errors exit 1 with a one-line message too: a module that throws when loaded, a port in use", async () => {

@@ -2,10 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FlowStores } from "@flowrt/core";
 import { createFlowHost, type FlowHost } from "@flowrt/engine";
+import { createFlowRouter, isLoopbackHost, urlHost } from "@flowrt/express";
 import express from "express";
-import { createFlowRouter } from "../create-flow-router.js";
 import type { FlowsModule } from "./load-flows-module.js";
-import { isLoopbackHost, urlHost } from "./loopback.js";
 import { openStores, type StoreSpec, UsageError } from "./store-spec.js";
 
 export interface ServeOptions {

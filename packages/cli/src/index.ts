@@ -1,0 +1,3 @@
+export { type FlowsModule, flowsFromExports, loadFlowsModule } from "./cli/load-flows-module.js";
+export { type RunningServer, type ServeOptions, serveFlows } from "./cli/serve.js";
+export { openStores, parseStoreSpec, type StoreSpec, UsageError } from "./cli/store-spec.js";

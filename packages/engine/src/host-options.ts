@@ -7,6 +7,7 @@ import type {
   RequestEvent,
 } from "@flowrt/core";
 import type { HostLogger } from "./logger.js";
+import type { RetentionOptions } from "./requests/retention.js";
 
 /** Request headers as a webhook provider's hooks get them: lower-case names, as Node gives them. */
 export type WebhookHeaders = Record<string, string | string[] | undefined>;
@@ -64,6 +65,13 @@ export interface FlowHostOptions {
   recoveryIntervalMs?: number;
   /** Identifies this host in request claims. @default a random id */
   hostId?: string;
+  /**
+   * How long finished requests (with their event logs, and the ephemeral sessions of webhook deliveries they leave
+   * empty) are kept: the host purges them every `intervalMs`. `false` turns purging off. One default for every
+   * store: 7 days, at most 10 000 finished requests, every 10 minutes.
+   * @default { maxAgeMs: 604_800_000, maxCount: 10_000, intervalMs: 600_000 }
+   */
+  retention?: RetentionOptions | false;
   /** Custom inbound adapters whose routes a transport mounts beside the API (see `host.inboundRoutes`). @default [] */
   inbound?: InboundAdapter[];
 }

@@ -21,6 +21,7 @@ import { defaultLogger, type HostLogger } from "./logger.js";
 import { requestEvents } from "./requests/event-log.js";
 import { scheduleRecovery } from "./requests/recovery.js";
 import { RequestRunner } from "./requests/request-runner.js";
+import { RetentionSchedule, resolveRetention } from "./requests/retention.js";
 import { checkCrossFlowSchemas, editableTemplateWarnings } from "./resources/index.js";
 import { ClientViews } from "./sessions/client-views.js";
 import { SessionListings } from "./sessions/session-listings.js";
@@ -53,6 +54,7 @@ export class FlowHost {
   private readonly listings: SessionListings;
   private readonly views: ClientViews;
   private recoveryTimer: NodeJS.Timeout | undefined;
+  private readonly retention: RetentionSchedule | undefined;
   private inbound: SourcedInboundRoute[] | undefined;
 
   constructor(options: FlowHostOptions) {
@@ -70,6 +72,9 @@ export class FlowHost {
     );
     for (const flow of this.registry.flows)
       for (const warning of editableTemplateWarnings(flow.id, flow.allResources)) this.logger.warn(warning);
+    const retention = resolveRetention(options.retention, "createFlowHost");
+    this.retention =
+      retention === false ? undefined : new RetentionSchedule(this.stores, retention, this.logger);
     this.gate = new StartGate(() => this.startOnce());
     this.sessions = new SessionService(this.stores, this.registry);
     this.access = new AccessControl(
@@ -152,6 +157,7 @@ export class FlowHost {
     await this.stores.setup?.();
     // Closed while the stores were being set up: it never starts.
     if (!this.gate.markStarted()) return;
+    this.retention?.start();
     // The periodic passes are set up first: a first pass that fails (the store down a moment) rejects start(), and
     // the next passes still resume the durable work.
     this.recoveryTimer = scheduleRecovery(() => this.runner.recover(), {
@@ -166,7 +172,7 @@ export class FlowHost {
   async close(): Promise<void> {
     if (!this.gate.close()) return;
     clearInterval(this.recoveryTimer);
-    await this.runner.close();
+    await Promise.all([this.runner.close(), this.retention?.stop()]);
   }
 
   // --- principals and owner checks (see access/) ----------------------------------------------------

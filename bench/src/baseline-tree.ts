@@ -130,4 +130,4 @@ export function assertLoadsFrom(label: string, entry: string, tree: BaselineTree
 export const describeBaseline = (tree: BaselineTree) =>
   tree.rev.startsWith(tree.commit.slice(0, 7))
     ? tree.commit.slice(0, 7)
-    : `${tree.rev} (${tree.commit.slice(0, 7)})`;
+    : `${tree.rev}, ${tree.commit.slice(0, 7)}`;

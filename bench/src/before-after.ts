@@ -40,7 +40,7 @@ const holds = (ratio: number) => ratio >= 1 - MAX_SLOWDOWN;
  * Markdown: the table, then a verdict line. `baselineName` says which revision the baseline is.
  *
  * @example
- * beforeAfterTable("HEAD~3 (1a2b3c4)", [{ route: "GET item state", baseline, current, bare }]);
+ * beforeAfterTable("HEAD~3, 1a2b3c4", [{ route: "GET item state", baseline, current, bare }]);
  */
 export function beforeAfterTable(baselineName: string, routes: BeforeAfterRoute[]): string {
   const slower: string[] = [];
@@ -64,7 +64,7 @@ export function beforeAfterTable(baselineName: string, routes: BeforeAfterRoute[
   });
   const verdict = slower.length === 0 ? "holds" : `does NOT hold (${slower.join("; ")})`;
   return [
-    `Before and after: baseline ${baselineName} against this checkout, in the same rounds.`,
+    `Before and after: baseline (${baselineName}) against this checkout, in the same rounds.`,
     "",
     formatTable(rows),
     "",

@@ -193,7 +193,7 @@ export async function run(): Promise<string> {
   return [
     formatTable(rows),
     "",
-    `- ${rounds} alternating rounds of ${seconds} s per server and route (after ${warmup} s warm-up each), ` +
+    `- ${rounds} ${tree ? "rounds rotating over the three servers" : "alternating rounds"} of ${seconds} s per server and route (after ${warmup} s warm-up each), ` +
       `${connections} connections, pipelining ${pipelining}; medians shown. Node ${process.version}, ` +
       `${cpus().length} CPUs (${cpus()[0]?.model ?? "unknown"}); each server in its own process, autocannon in the parent.`,
     "- CPU µs/req: the server process's user + system CPU time over the run divided by its responses.",

@@ -4,15 +4,20 @@
  * builds first; HTTP_BENCH_SOURCE=1 runs the TypeScript sources through tsx instead, whose helpers
  * add cost of their own). It talks to the child over IPC: wait until it listens, sample its
  * resident memory, stop it. Its stderr (the host's warnings and errors) is collected, not printed.
+ * With a baseline tree (`baseline-tree.ts`) the same server runs on the baseline's built packages.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { assertLoadsFrom, type BaselineTree } from "./baseline-tree.js";
 import type { ChildMessage, ServerKind, ServerReady, ServerUsage } from "./http-fixture.js";
 import { serverExecArgv } from "./server-args.js";
 
 export interface ServerChild extends ServerReady {
   kind: ServerKind;
+  /** `flowrt`, `bare`, or `flowrt (baseline)`: how tables and messages name this server. */
+  label: string;
   url: string;
   /** The child's resident set and heap in bytes, CPU time used, and (flowrt) failed and unfinished requests. */
   usage(): Promise<ServerUsage>;
@@ -23,11 +28,23 @@ export interface ServerChild extends ServerReady {
 
 const script = fileURLToPath(new URL("./http-server.ts", import.meta.url));
 
-export async function startServer(kind: ServerKind, env: Record<string, string> = {}): Promise<ServerChild> {
-  const child: ChildProcess = fork(script, [kind], {
+export interface StartOptions {
+  /** Run this checkout's server on that tree's built packages (the "before" of a before/after run). */
+  baseline?: BaselineTree;
+}
+
+export async function startServer(
+  kind: ServerKind,
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<ServerChild> {
+  const { baseline } = options;
+  const label = baseline ? `${kind} (baseline)` : kind;
+  const child: ChildProcess = fork(baseline ? join(baseline.srcDir, "http-server.ts") : script, [kind], {
     execPath: process.execPath,
     // The built `dist` by default; HTTP_BENCH_SOURCE, HTTP_BENCH_CPU_PROF and HTTP_BENCH_NODE_ARGS as documented.
-    execArgv: serverExecArgv("HTTP", kind),
+    execArgv: serverExecArgv("HTTP", baseline ? `${kind}-baseline` : kind),
+    ...(baseline ? { cwd: baseline.benchDir } : {}),
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "pipe", "ipc"],
   });
@@ -43,13 +60,23 @@ export async function startServer(kind: ServerKind, env: Record<string, string> 
     const onMessage = (message: ChildMessage) => {
       if (message.type === "ready") resolve(message);
       else if (message.type === "error")
-        reject(new Error(`${kind} server failed to start:\n${message.message}`));
+        reject(new Error(`${label} server failed to start:\n${message.message}`));
     };
     child.on("message", onMessage);
     child.once("exit", (code) =>
-      reject(new Error(`${kind} server exited (code ${code}) before listening:\n${lines.join("\n")}`)),
+      reject(new Error(`${label} server exited (code ${code}) before listening:\n${lines.join("\n")}`)),
     );
   });
+  if (kind === "flowrt") {
+    // Once per server: which checkout's build it runs, so a before/after run shows it compared two.
+    process.stderr.write(`${label}: @flowrt/engine resolved to ${ready.engine}\n`);
+    try {
+      assertLoadsFrom(label, ready.engine, baseline);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw error;
+    }
+  }
 
   let nextId = 0;
   const pending = new Map<number, (usage: ServerUsage) => void>();
@@ -63,6 +90,7 @@ export async function startServer(kind: ServerKind, env: Record<string, string> 
   return {
     ...ready,
     kind,
+    label,
     url: `http://127.0.0.1:${ready.port}`,
     usage() {
       const id = nextId++;

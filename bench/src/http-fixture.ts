@@ -43,6 +43,8 @@ export interface ServerReady {
   writeSessionId: string;
   /** How many items the read session holds. */
   items: number;
+  /** The file `@flowrt/engine` resolved to in the server's process (which checkout's build it runs). */
+  engine: string;
 }
 
 /** Parent → child messages. */

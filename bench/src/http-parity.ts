@@ -50,7 +50,7 @@ export async function checkParity(flowrt: ServerChild, bare: ServerChild): Promi
     const [a, b] = [await answer(flowrt, probe), await answer(bare, probe)];
     if (a.status < 200 || a.status >= 300 || !isDeepStrictEqual(a, b)) {
       throw new Error(
-        `${probe.name}: flowrt and bare answer differently:\n  flowrt ${JSON.stringify(a)}\n  bare   ${JSON.stringify(b)}`,
+        `${probe.name}: ${flowrt.label} and ${bare.label} answer differently:\n  ${flowrt.label} ${JSON.stringify(a)}\n  ${bare.label} ${JSON.stringify(b)}`,
       );
     }
   }

@@ -10,6 +10,7 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import type { Express } from "express";
 import { createBareApp } from "./http-bare-app.js";
 import type { ChildMessage, ParentMessage, ServerKind } from "./http-fixture.js";
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
     readSessionId: sessions.readSessionId,
     writeSessionId: sessions.writeSessionId,
     items: count,
+    engine: fileURLToPath(import.meta.resolve("@flowrt/engine")),
   });
 }
 

@@ -9,9 +9,17 @@
  * Environment: HTTP_SECONDS (per measured run, default 10), HTTP_WARMUP_SECONDS (3), HTTP_ROUNDS (3),
  * HTTP_CONNECTIONS (10), HTTP_PIPELINING (1), HTTP_BENCH_ITEMS (items in the read session, 10000),
  * HTTP_ROUTES (only the routes whose name contains one of these comma-separated words, e.g. `create`).
+ *
+ * Before and after: with BENCH_BASELINE=<git rev> a third server, "flowrt (baseline)", runs the same app on that
+ * revision's built packages (`baseline-tree.ts`); the rounds rotate over the three servers, and a second table
+ * compares the baseline with this checkout route by route (`before-after.ts`).
  */
 import { cpus } from "node:os";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import type autocannon from "autocannon";
+import { baselineTree, describeBaseline } from "./baseline-tree.js";
+import { type BeforeAfterRoute, beforeAfterTable, median, rotate } from "./before-after.js";
 import { type ServerChild, startServer } from "./http-child.js";
 import { collectionPath, itemPath, seededKey } from "./http-fixture.js";
 import { headers, type LoadResult, load } from "./http-load.js";
@@ -20,6 +28,7 @@ import { formatTable } from "./measure.js";
 
 const TARGET_RPS_RATIO = 0.75;
 const TARGET_P99_RATIO = 2;
+const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 interface RouteSpec {
   name: string;
@@ -75,12 +84,6 @@ const routes: RouteSpec[] = [
 
 type Measured = LoadResult & { cpuUsPerReq: number };
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 function problems(kind: string, results: LoadResult[]): string[] {
   const out: string[] = [];
   for (const r of results) {
@@ -100,12 +103,23 @@ export async function run(): Promise<string> {
   const rounds = Number(process.env.HTTP_ROUNDS ?? 3);
   const connections = Number(process.env.HTTP_CONNECTIONS ?? 10);
   const pipelining = Number(process.env.HTTP_PIPELINING ?? 1);
+  const tree = await baselineTree();
 
-  const servers = { flowrt: await startServer("flowrt"), bare: await startServer("bare") };
+  const started: ServerChild[] = [];
+  const start = async (...args: Parameters<typeof startServer>) => {
+    const server = await startServer(...args);
+    started.push(server);
+    return server;
+  };
   const rows: Record<string, string | number>[] = [];
+  const beforeAfter: BeforeAfterRoute[] = [];
   const notes: string[] = [];
   try {
-    await checkParity(servers.flowrt, servers.bare);
+    const flowrt = await start("flowrt");
+    const bare = await start("bare");
+    const baseline = tree ? await start("flowrt", {}, { baseline: tree }) : undefined;
+    await checkParity(flowrt, bare);
+    if (baseline) await checkParity(baseline, bare);
     const only = process.env.HTTP_ROUTES?.split(",").filter(Boolean);
     const chosen = only ? routes.filter((r) => only.some((word) => r.name.includes(word))) : routes;
     for (const route of chosen) {
@@ -122,21 +136,21 @@ export async function run(): Promise<string> {
         const after = await server.usage();
         return { ...result, cpuUsPerReq: (after.cpuUs - before.cpuUs) / result.responses };
       };
-      await runOnce(servers.flowrt, warmup);
-      await runOnce(servers.bare, warmup);
-      const flowrt: Measured[] = [];
-      const bare: Measured[] = [];
+      const measured = new Map<ServerChild, Measured[]>(started.map((server) => [server, []]));
+      for (const server of started) await runOnce(server, warmup);
       for (let i = 0; i < rounds; i++) {
-        flowrt.push(await runOnce(servers.flowrt, seconds));
-        bare.push(await runOnce(servers.bare, seconds));
+        // Without a baseline: flowrt, then bare, every round, as before. With one, each server takes each
+        // place in turn, so neither flowrt side always runs right after the other.
+        const order = baseline ? rotate([baseline, flowrt, bare], i) : [flowrt, bare];
+        for (const server of order) measured.get(server)!.push(await runOnce(server, seconds));
       }
       const summary = (results: Measured[]) => ({
         rps: median(results.map((r) => r.reqPerSec)),
         p99: median(results.map((r) => r.p99Ms)),
         cpu: median(results.map((r) => r.cpuUsPerReq)),
       });
-      const f = summary(flowrt);
-      const b = summary(bare);
+      const f = summary(measured.get(flowrt)!);
+      const b = summary(measured.get(bare)!);
       const ratio = f.rps / b.rps;
       const p99Ratio = f.p99 / b.p99;
       const met = ratio >= TARGET_RPS_RATIO && p99Ratio <= TARGET_P99_RATIO;
@@ -152,21 +166,44 @@ export async function run(): Promise<string> {
         "flowrt CPU µs/req": Math.round(f.cpu),
         "bare CPU µs/req": Math.round(b.cpu),
       });
-      notes.push(...problems(`${route.name} flowrt`, flowrt), ...problems(`${route.name} bare`, bare));
+      if (baseline) {
+        const figures = (server: ServerChild) => ({
+          rps: measured.get(server)!.map((r) => r.reqPerSec),
+          cpuUsPerReq: measured.get(server)!.map((r) => r.cpuUsPerReq),
+        });
+        beforeAfter.push({
+          route: route.name,
+          baseline: figures(baseline),
+          current: figures(flowrt),
+          bare: figures(bare),
+        });
+      }
+      for (const server of started)
+        notes.push(...problems(`${route.name} ${server.label}`, measured.get(server)!));
     }
-    const logs = servers.flowrt.logLines();
-    if (logs.length > 0) notes.push(`flowrt server logged ${logs.length} lines; first: ${logs[0]}`);
+    for (const server of started) {
+      const logs = server.logLines();
+      if (logs.length > 0)
+        notes.push(`${server.label} server logged ${logs.length} lines; first: ${logs[0]}`);
+    }
   } finally {
-    await servers.flowrt.close();
-    await servers.bare.close();
+    for (const server of started) await server.close();
   }
+  const flowrtServers = started.filter((server) => server.kind === "flowrt");
   return [
     formatTable(rows),
     "",
-    `- ${rounds} alternating rounds of ${seconds} s per server and route (after ${warmup} s warm-up each), ` +
+    `- ${rounds} ${tree ? "rounds rotating over the three servers" : "alternating rounds"} of ${seconds} s per server and route (after ${warmup} s warm-up each), ` +
       `${connections} connections, pipelining ${pipelining}; medians shown. Node ${process.version}, ` +
       `${cpus().length} CPUs (${cpus()[0]?.model ?? "unknown"}); each server in its own process, autocannon in the parent.`,
     "- CPU µs/req: the server process's user + system CPU time over the run divided by its responses.",
     ...(notes.length > 0 ? notes.map((n) => `- ${n}`) : ["- every response was 2xx; no errors or timeouts."]),
+    ...(tree
+      ? [
+          `- @flowrt/engine: ${flowrtServers.map((s) => `${s.label} from \`${relative(REPO_ROOT, s.engine)}\``).join(", ")}.`,
+          "",
+          beforeAfterTable(describeBaseline(tree), beforeAfter),
+        ]
+      : []),
   ].join("\n");
 }

@@ -1,11 +1,14 @@
 /**
  * Load helpers for the webhook ingest benchmarks: each server runs in its own child process
- * (`webhooks-server.ts`), autocannon drives it from this one.
+ * (`webhooks-server.ts`), autocannon drives it from this one. With a baseline tree (`baseline-tree.ts`) the
+ * same server runs on the baseline's built packages.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { assertLoadsFrom, type BaselineTree } from "./baseline-tree.js";
 import { serverExecArgv } from "./server-args.js";
 
 const SERVER = fileURLToPath(new URL("./webhooks-server.ts", import.meta.url));
@@ -18,6 +21,10 @@ export type ServerMode = "bare" | "bare-run" | "bare-slow" | "flowrt-instant" | 
 
 export interface RunningServer {
   mode: ServerMode;
+  /** The mode, with ` (baseline)` after it for a server on the baseline tree. */
+  label: string;
+  /** flowrt modes: the file `@flowrt/engine` resolved to in the server's process. */
+  engine?: string;
   /** Where deliveries are posted. */
   url: string;
   /** CPU time the server process has used so far (user + system), in µs. */
@@ -25,15 +32,23 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(mode: ServerMode): Promise<RunningServer> {
-  const child: ChildProcess = fork(SERVER, [mode], {
+export interface StartOptions {
+  /** Run this checkout's server on that tree's built packages (the "before" of a before/after run). */
+  baseline?: BaselineTree;
+}
+
+export async function startServer(mode: ServerMode, options: StartOptions = {}): Promise<RunningServer> {
+  const { baseline } = options;
+  const label = baseline ? `${mode} (baseline)` : mode;
+  const child: ChildProcess = fork(baseline ? join(baseline.srcDir, "webhooks-server.ts") : SERVER, [mode], {
     execPath: process.execPath,
     // The built `dist` by default (`run()` builds first); WEBHOOK_BENCH_SOURCE, _CPU_PROF and _NODE_ARGS as documented.
-    execArgv: serverExecArgv("WEBHOOK", mode),
-    cwd: BENCH_DIR,
+    execArgv: serverExecArgv("WEBHOOK", baseline ? `${mode}-baseline` : mode),
+    cwd: baseline?.benchDir ?? BENCH_DIR,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
     env: { ...process.env, NODE_ENV: "production" },
   });
+  let engine: string | undefined;
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
     let err = "";
@@ -46,15 +61,27 @@ export async function startServer(mode: ServerMode): Promise<RunningServer> {
       for (const line of lines) {
         const listening = /^listening (\d+)$/.exec(line);
         if (listening) resolve(Number(listening[1]));
+        engine ??= /^engine (.+)$/.exec(line)?.[1];
       }
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       err += chunk.toString();
     });
     child.once("exit", (code) =>
-      reject(new Error(`${mode} server exited (${code}) before listening:\n${err}`)),
+      reject(new Error(`${label} server exited (${code}) before listening:\n${err}`)),
     );
   });
+  if (mode.startsWith("flowrt")) {
+    // Once per server: which checkout's build it runs, so a before/after run shows it compared two.
+    process.stderr.write(`${label}: @flowrt/engine resolved to ${engine}\n`);
+    try {
+      if (!engine) throw new Error(`${label} server did not say which @flowrt/engine it loaded`);
+      assertLoadsFrom(label, engine, baseline);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw error;
+    }
+  }
   const path = mode.startsWith("bare") ? "/hook" : "/api/flows/payments/webhooks/stripe";
   let nextId = 0;
   const pending = new Map<number, (cpuUs: number) => void>();
@@ -65,6 +92,8 @@ export async function startServer(mode: ServerMode): Promise<RunningServer> {
   });
   return {
     mode,
+    label,
+    ...(engine !== undefined ? { engine } : {}),
     url: `http://127.0.0.1:${port}${path}`,
     cpuUs: () =>
       new Promise<number>((resolve) => {

@@ -1,6 +1,7 @@
 /**
  * A webhook server for the ingest benchmarks, run in its own process so the load generator does not share
- * its event loop. `tsx webhooks-server.ts <mode>` prints `listening <port>` once it serves on 127.0.0.1.
+ * its event loop. `tsx webhooks-server.ts <mode>` prints `listening <port>` once it serves on 127.0.0.1; a
+ * flowrt mode prints `engine <file>` before it, the file `@flowrt/engine` resolved to (which checkout's build).
  * Over IPC (when forked) it answers `{ type: "usage", id }` with its CPU time so far (user + system, µs).
  *
  * - `bare`: an Express route that reads the raw body, verifies it with the same preset and answers 202.
@@ -11,6 +12,7 @@
  *   and runs later holds per delivery in flight, for the latency comparison.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { defineFlow, handler } from "@flowrt/core";
 import { createFlowHost, silentLogger } from "@flowrt/engine";
 import { createFlowRouter } from "@flowrt/express";
@@ -80,6 +82,7 @@ if (mode === "bare-slow" || mode === "bare-run") {
   });
   await host.start();
   app.use(createFlowRouter(host));
+  process.stdout.write(`engine ${fileURLToPath(import.meta.resolve("@flowrt/engine"))}\n`);
   close = async () => {
     await host.close();
     await stores.close();

@@ -67,5 +67,6 @@ export {
   SHARED_BUCKET,
   TERMINAL_REQUEST_STATUSES,
   type Versioned,
+  type WriteCap,
   type WriteCondition,
 } from "./store/contract.js";

@@ -19,6 +19,15 @@ export interface StoreConformanceOptions {
    */
   destroy?: (stores: FlowStores) => void | Promise<void>;
   /**
+   * Opens a second set of stores over the same backing storage as `stores` (what another process sharing it
+   * opens: a second pool on the same database and schema), for the cases that check a rule across
+   * instances; each is torn down with `destroy` after its case. Give it for stores whose `crossProcess` is
+   * true. Without it those cases run their concurrent calls against the one instance.
+   * @example
+   * peer: async () => createPostgresStores({ connectionString: url, schema })
+   */
+  peer?: (stores: FlowStores) => FlowStores | Promise<FlowStores>;
+  /**
    * Cases this store cannot pass, by name, each with the reason. A skipped case still appears in the
    * report (as skipped, titled with its name and the reason). Unknown names are refused.
    * @default {}
@@ -66,9 +75,20 @@ export function describeStoreConformance(options: StoreConformanceOptions): void
         title,
         async () => {
           const stores = await options.create();
+          const peers: FlowStores[] = [];
+          const makePeer = options.peer;
+          const peer =
+            makePeer === undefined
+              ? undefined
+              : async () => {
+                  const opened = await makePeer(stores);
+                  peers.push(opened);
+                  return opened;
+                };
           try {
-            await conformanceCase.run(stores);
+            await conformanceCase.run(stores, peer);
           } finally {
+            for (const opened of peers) await destroy(opened);
             await destroy(stores);
           }
         },

@@ -39,6 +39,10 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   "filters-leaf-after-paging": ["resources/list-leaf", "resources/list-leaf-paging"],
   "text-list-ignores-leaf": ["resources/state-text"],
   "pretty-state-text": ["resources/state-text"],
+  "ignores-cap": ["resources/capped-create", "concurrency/capped-creates"],
+  "counts-cap-before-waiting": ["concurrency/capped-creates"],
+  "cap-before-absent": ["resources/capped-create"],
+  "cap-ignores-leaf": ["resources/capped-create", "concurrency/capped-creates"],
 };
 
 function caseNamed(name: ConformanceCaseName) {

@@ -86,23 +86,43 @@ export class FsResourceStore implements ResourceStore {
     assertCondition(condition);
     const copy = jsonCopy(state, "state");
     await this.sessionScopes.register(address, "resources");
-    return this.withKey(address, key, async (bucket, index) => {
-      const current = await this.readValue(bucket.dir, key);
-      const liveVersion = current?.state ? current.version : null;
-      if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
-      const now = Date.now();
-      const next: ValueDoc = {
-        key,
-        version: (current?.version ?? 0) + 1,
-        state: copy,
-        createdAt: liveVersion === null ? now : current!.createdAt,
-        accessedAt: now,
-      };
-      const write = () => this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(next));
-      if (liveVersion === null) await index.transact(key, true, write);
-      else await write();
-      return { ok: true, version: next.version };
-    });
+    const cap = condition.type === "absent" ? condition.cap : undefined;
+    const write = (bucket: Bucket, index: KeyIndex) => this.writeState(bucket, index, key, copy, condition);
+    if (cap === undefined) return this.withKey(address, key, write);
+    // Capped creates under one prefix take turns (the prefix's lock, then the key's: always in that order),
+    // so the count each reads includes every capped create before it.
+    const room = `cap:${nameOf(JSON.stringify([cap.prefix, cap.leaf === true]))}`;
+    return this.withBucket(address, (bucket) =>
+      this.mutex.run(`resource:${bucket.name}:${room}`, () => this.withKey(address, key, write)),
+    );
+  }
+
+  /** The write of `putState`, under the key's lock (and a capped create's prefix lock). */
+  private async writeState(
+    bucket: Bucket,
+    index: KeyIndex,
+    key: string,
+    copy: JsonObject,
+    condition: WriteCondition,
+  ): Promise<CasResult<JsonObject>> {
+    const current = await this.readValue(bucket.dir, key);
+    const liveVersion = current?.state ? current.version : null;
+    if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
+    const cap = condition.type === "absent" ? condition.cap : undefined;
+    if (cap !== undefined && index.select(cap.prefix, cap.leaf === true, 0, 0).total >= cap.max)
+      return { ok: false, current: null, full: true };
+    const now = Date.now();
+    const next: ValueDoc = {
+      key,
+      version: (current?.version ?? 0) + 1,
+      state: copy,
+      createdAt: liveVersion === null ? now : current!.createdAt,
+      accessedAt: now,
+    };
+    const write = () => this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(next));
+    if (liveVersion === null) await index.transact(key, true, write);
+    else await write();
+    return { ok: true, version: next.version };
   }
 
   async deleteState(

@@ -167,6 +167,12 @@ export function createMemoryResourceStore(): MemoryResourceStore {
       const row = bucket.rows.get(key);
       const current = row && row.state !== null ? row : null;
       if (!admits(condition, current)) return conflict(current);
+      // The count and the write below run without an await between them: no other call can fill the room.
+      if (condition.type === "absent" && condition.cap !== undefined) {
+        const { prefix, leaf, max } = condition.cap;
+        if ((index(bucket, prefix, leaf)?.countPrefix(prefix) ?? 0) >= max)
+          return { ok: false, current: null, full: true };
+      }
       // Serialise before touching the row, so a value that is not JSON changes nothing.
       const value = toJsonText(state, "resource state");
       const now = Date.now();

@@ -1,4 +1,4 @@
-import type { JsonObject, ListOptions, ScopeAddress, WriteCondition } from "@flowrt/core";
+import type { JsonObject, ListOptions, ScopeAddress, WriteCap, WriteCondition } from "@flowrt/core";
 
 const SCOPES = new Set(["session", "user", "org"]);
 
@@ -39,6 +39,23 @@ export function checkCondition(condition: WriteCondition): void {
   if (!ok) {
     throw new TypeError(
       "store-memory: a write condition is { type: 'absent' }, { type: 'any' } or { type: 'version', version: <integer> }.",
+    );
+  }
+  if (condition.type === "absent" && condition.cap !== undefined) checkCap(condition.cap);
+}
+
+/** A capped create's room: `{ prefix: string, leaf?: boolean, max: <non-negative integer> }`. */
+function checkCap(cap: WriteCap): void {
+  const ok =
+    typeof cap === "object" &&
+    cap !== null &&
+    typeof cap.prefix === "string" &&
+    (cap.leaf === undefined || typeof cap.leaf === "boolean") &&
+    Number.isInteger(cap.max) &&
+    cap.max >= 0;
+  if (!ok) {
+    throw new TypeError(
+      "store-memory: a write cap is { prefix: string, leaf?: boolean, max: <non-negative integer> }.",
     );
   }
 }

@@ -23,6 +23,9 @@ describeStoreConformance({
     await pgliteReady;
     return stores;
   },
+  // A second store over the same database: its own key-write queue, so only the database keeps the rules.
+  peer: async () =>
+    createPostgresStores({ driver: createPgliteDriver(await sharedPglite()), schema, onError }),
 });
 
 if (DATABASE_URL) {
@@ -36,6 +39,8 @@ if (DATABASE_URL) {
       await serverReady;
       return stores;
     },
+    // Another pool on the same schema: what a second host opens.
+    peer: () => createPostgresStores({ connectionString: url, schema, onError }),
   });
 }
 

@@ -1,11 +1,22 @@
-import type { CasResult, JsonObject, ResourceStateRecord, ResourceStore, ScopeAddress } from "@flowrt/core";
-import type { Queryable } from "./driver.js";
+import type {
+  CasResult,
+  JsonObject,
+  ResourceStateRecord,
+  ResourceStore,
+  ScopeAddress,
+  WriteCap,
+} from "@flowrt/core";
+import type { PostgresDriver, Queryable } from "./driver.js";
 import { encodeKey, isCountedPrefix, keyDepth, prefixRange } from "./key-codec.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
 import { pageBounds, stateText, toResourceState } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
-export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): ResourceStore {
+export function createResourceStore(
+  db: PostgresDriver,
+  sql: StoreSql["resources"],
+  schema: string,
+): ResourceStore {
   const at = (address: ScopeAddress, key: string): unknown[] => [
     address.scope,
     address.scopeId,
@@ -17,10 +28,11 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
   const writeId = (address: ScopeAddress, key: string) =>
     JSON.stringify([address.scope, address.scopeId, address.bucket, key]);
 
-  const getState: ResourceStore["getState"] = async (address, key) => {
-    const { rows } = await db.query(sql.get, at(address, key));
+  const getStateOn = async (on: Queryable, address: ScopeAddress, key: string) => {
+    const { rows } = await on.query(sql.get, at(address, key));
     return rows[0] ? toResourceState(rows[0]) : null;
   };
+  const getState: ResourceStore["getState"] = (address, key) => getStateOn(db, address, key);
 
   const refused = (record: ResourceStateRecord | null): CasResult<JsonObject> => ({
     ok: false,
@@ -33,18 +45,18 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
     return { ok: true, version: Number(rows[0]?.version ?? 0) };
   };
 
-  const count: ResourceStore["count"] = async (address, prefix = "", options = {}) => {
-    if (options.leaf === true) {
+  const countOn = async (on: Queryable, address: ScopeAddress, prefix: string, leaf: boolean) => {
+    if (leaf) {
       const { low, high } = prefixRange(prefix);
       const depth = keyDepth(prefix);
       const { rows } =
         high === null
-          ? await db.query<{ live: unknown }>(sql.countLeafFrom, [...scope(address), low, depth])
-          : await db.query<{ live: unknown }>(sql.countLeafRange, [...scope(address), low, depth, high]);
+          ? await on.query<{ live: unknown }>(sql.countLeafFrom, [...scope(address), low, depth])
+          : await on.query<{ live: unknown }>(sql.countLeafRange, [...scope(address), low, depth, high]);
       return Number(rows[0]?.live ?? 0);
     }
     if (isCountedPrefix(prefix)) {
-      const { rows } = await db.query<{ live: unknown }>(sql.countCounter, [
+      const { rows } = await on.query<{ live: unknown }>(sql.countCounter, [
         ...scope(address),
         encodeKey(prefix),
       ]);
@@ -53,16 +65,52 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
     const { low, high } = prefixRange(prefix);
     const { rows } =
       high === null
-        ? await db.query<{ live: unknown }>(sql.countFrom, [...scope(address), low])
-        : await db.query<{ live: unknown }>(sql.countRange, [...scope(address), low, high]);
+        ? await on.query<{ live: unknown }>(sql.countFrom, [...scope(address), low])
+        : await on.query<{ live: unknown }>(sql.countRange, [...scope(address), low, high]);
     return Number(rows[0]?.live ?? 0);
   };
+  const count: ResourceStore["count"] = (address, prefix = "", options = {}) =>
+    countOn(db, address, prefix, options.leaf === true);
+
+  /**
+   * A create-only write that needs room under `cap.prefix`: in one transaction that first takes the prefix's
+   * advisory lock, so the live check, the count and the insert of every capped create under that prefix run
+   * one at a time across hosts (see the README's "Capped creates").
+   */
+  const insertCapped = (address: ScopeAddress, key: string, json: string, cap: WriteCap) =>
+    db.transaction(async (tx): Promise<CasResult<JsonObject>> => {
+      const leaf = cap.leaf === true;
+      await tx.query(sql.capLock, [JSON.stringify([schema, ...scope(address), cap.prefix, leaf])]);
+      const live = await getStateOn(tx, address, key);
+      if (live !== null) return refused(live);
+      if ((await countOn(tx, address, cap.prefix, leaf)) >= cap.max)
+        return { ok: false, current: null, full: true };
+      const { rows } = await tx.query<{ version: unknown }>(sql.insertAbsent, [
+        ...at(address, key),
+        json,
+        Date.now(),
+      ]);
+      // An uncapped create of this very key can still land between the read and the insert.
+      return rows[0]
+        ? { ok: true, version: Number(rows[0].version) }
+        : refused(await getStateOn(tx, address, key));
+    });
 
   return {
     getState,
 
     async putState(address, key, state, condition) {
       const json = stateText(state, "resource state");
+      const cap = condition.type === "absent" ? condition.cap : undefined;
+      if (cap !== undefined) {
+        checkCap(cap);
+        return writes.run(
+          writeId(address, key),
+          condition,
+          () => insertCapped(address, key, json, cap),
+          json,
+        );
+      }
       const write = async (): Promise<CasResult<JsonObject>> => {
         const params = [...at(address, key), json, Date.now()];
         const { rows } =
@@ -129,4 +177,19 @@ export function createResourceStore(db: Queryable, sql: StoreSql["resources"]): 
       await db.query(sql.deleteContent, at(address, key));
     },
   };
+}
+
+/** A capped create's room: `{ prefix: string, leaf?: boolean, max: <non-negative integer> }`. */
+function checkCap(cap: WriteCap): void {
+  const ok =
+    typeof cap === "object" &&
+    cap !== null &&
+    typeof cap.prefix === "string" &&
+    (cap.leaf === undefined || typeof cap.leaf === "boolean") &&
+    Number.isSafeInteger(cap.max) &&
+    cap.max >= 0;
+  if (!ok)
+    throw new TypeError(
+      "store-postgres: a write cap is { prefix: string, leaf?: boolean, max: <non-negative integer> }.",
+    );
 }

@@ -193,6 +193,12 @@ export function buildSql(n: TableNames) {
     },
 
     resources: {
+      /**
+       * Taken first in a capped create's transaction, keyed by schema, scope address, prefix and leaf (`$1`): capped
+       * creates under one prefix commit one after another on every host, so each one's count (a new snapshot,
+       * read after the lock) sees every create before it. Other writes never take it, so they never wait on it.
+       */
+      capLock: "SELECT pg_advisory_xact_lock(1718382457, hashtext($1))",
       get: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources} WHERE ${KEY_WHERE} AND NOT deleted`,
       /** Creates the key, or revives its tombstone with the next version. */
       insertAbsent: `INSERT INTO ${n.resources} AS r (scope, scope_id, bucket, key, state, version, deleted, created_at, accessed_at)

@@ -103,7 +103,7 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
     sessions: createSessionStore(driver, sql.sessions),
     requests,
     scopeState: createScopeStateStore(driver, sql.scopeState),
-    resources: createResourceStore(driver, sql.resources),
+    resources: createResourceStore(driver, sql.resources, schema),
     async setup() {
       await runMigrations(driver, sql, names, schema);
       purges.start(); // the tables exist from here on

@@ -93,6 +93,26 @@ describe.skipIf(!DATABASE_URL)(
       expect(listed.body.pagination.total).toBe(TRIALS);
     });
 
+    it("50 concurrent creates of a collection with maxInstances 10 (eviction none) spread over both processes: exactly 10 land, 40 are collection-full", async () => {
+      for (let trial = 0; trial < 5; trial++) {
+        const created = await call(a, "POST", "/board/sessions", { userId: "u1" });
+        expect(created.status).toBe(201);
+        const capped = `/sessions/${created.body.session.id}/resources/capped`;
+        const replies = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => call(i % 2 ? b : a, "POST", capped, { topic: `t${i}` })),
+        );
+        const made = replies.filter((reply) => reply.status === 201);
+        expect(made).toHaveLength(10);
+        for (const reply of replies.filter((reply) => reply.status !== 201))
+          expect(reply.body).toMatchObject({ status: 409, code: "collection-full" });
+        const listed = await call(b, "GET", `${capped}?limit=50`);
+        expect(listed.body.pagination.total).toBe(10);
+        expect(listed.body.items.map((item: { topic: string }) => item.topic).sort()).toEqual(
+          made.map((reply) => reply.body.topic).sort(),
+        );
+      }
+    });
+
     it(`concurrent incState actions on one key from both hosts: every increment lands (${TRIALS} trials)`, async () => {
       expect((await call(a, "POST", items(), { topic: "counter" })).status).toBe(201);
       const ranOn = { A: 0, B: 0 } as Record<string, number>;

@@ -38,10 +38,32 @@ export interface ScopeAddress {
 /** The bucket shared by every flow on a host. */
 export const SHARED_BUCKET = "shared";
 
+/**
+ * Room a create-only {@link ResourceStore.putState} needs: fewer than `max` live keys listed under `prefix`
+ * (as {@link ResourceStore.count} counts them, `leaf` included) when the write is applied. A collection's
+ * `maxInstances` is held with it, so the cap holds across every process sharing the store.
+ * @example
+ * // create items/c only while items/ holds fewer than 10 live direct children
+ * putState(address, "items/c", state, { type: "absent", cap: { prefix: "items/", leaf: true, max: 10 } });
+ */
+export interface WriteCap {
+  /** Plain-string key prefix, as {@link ListOptions.prefix}. */
+  prefix: string;
+  /** Count only the keys a `leaf` listing of `prefix` holds (see {@link ListOptions.leaf}). @default false */
+  leaf?: boolean;
+  /** The write lands only while fewer than this many live keys are counted (a non-negative integer). */
+  max: number;
+}
+
 /** The condition a compare-and-swap write is applied under. */
 export type WriteCondition =
-  /** Only when no live value exists (a tombstone counts as absent). */
-  | { type: "absent" }
+  /**
+   * Only when no live value exists (a tombstone counts as absent). With `cap` (read by
+   * {@link ResourceStore.putState} only), also only while the cap's prefix holds fewer than `cap.max` live
+   * keys: the check and the write are one atomic step against every other capped write of that store's
+   * backing storage, so concurrent capped creates of different keys never together pass the cap.
+   */
+  | { type: "absent"; cap?: WriteCap }
   /** Only when the live value has exactly this version. */
   | { type: "version"; version: number }
   /** Unconditionally. */
@@ -54,8 +76,13 @@ export interface Versioned<T> {
 
 export type CasResult<T> =
   | { ok: true; version: number }
-  /** `current` is the live value when the write lost, or `null` when there is none (absent or deleted). */
-  | { ok: false; current: Versioned<T> | null };
+  /**
+   * `current` is the live value when the write lost, or `null` when there is none (absent or deleted).
+   * `full: true` only when a capped create (see {@link WriteCap}) was refused for want of room: the key was
+   * absent (`current: null`) and nothing was written. A key already live is refused as any create-only
+   * write is, with `current` and without `full`, whatever the count.
+   */
+  | { ok: false; current: Versioned<T> | null; full?: true };
 
 // ---------------------------------------------------------------------------------------------
 // Sessions
@@ -299,7 +326,13 @@ export interface CountOptions {
 
 export interface ResourceStore {
   getState(address: ScopeAddress, key: string): Promise<ResourceStateRecord | null>;
-  /** Compare-and-swap write of a key's state; versions grow by 1 from the last version, tombstones included. */
+  /**
+   * Compare-and-swap write of a key's state; versions grow by 1 from the last version, tombstones included.
+   * An `absent` condition with a `cap` creates the key only while the cap's prefix has room: a refusal for
+   * the cap answers `{ ok: false, current: null, full: true }` and changes nothing. A store whose
+   * {@link FlowStores.crossProcess} is true holds the cap across processes; the others across every caller
+   * of the one instance.
+   */
   putState(
     address: ScopeAddress,
     key: string,

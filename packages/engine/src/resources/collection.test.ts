@@ -182,6 +182,64 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
     expect(await stores.resources.count(address, "e/")).toBe(2);
   });
 
+  it("maxInstances with eviction: a create of a live key is topic-exists with nothing evicted", async () => {
+    const { h, events } = await open({ capped: cappedBy("oldest") });
+    await h.capped.create("a");
+    await h.capped.create("b");
+    events.length = 0;
+    expect((await rejection(h.capped.create("a", { n: 5 }))).code).toBe("topic-exists");
+    expect(await paths(h.capped)).toEqual(["c/a", "c/b"]);
+    expect(await stored("c/a")).toEqual({ title: "", n: 0 });
+    expect(events).toEqual([]);
+  });
+
+  it("maxInstances with eviction under parallel creates from two runs: each victim is evicted and announced once", async () => {
+    const first = await open({ capped: cappedBy("oldest") });
+    const second = await open({ capped: cappedBy("oldest") });
+    const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+    await Promise.all(keys.map((key, i) => (i % 2 ? first : second).h.capped.create(key)));
+    const live = await paths(first.h.capped);
+    expect(live).toHaveLength(2);
+    const deleted = [...first.events, ...second.events]
+      .filter((e) => e.data.change === "deleted")
+      .map((e) => e.data.topic);
+    expect(new Set(deleted).size).toBe(deleted.length);
+    expect([...deleted, ...live].sort()).toEqual(keys.map((key) => `c/${key}`).sort());
+  });
+
+  it("maxInstances counts only the collection's own keys: a key equal to its prefix and other resources' keys take no room", async () => {
+    const capped = defineResourceCollection({
+      pattern: "c/*",
+      scope: "session",
+      stateSchema: schema,
+      maxInstances: 2,
+    });
+    await stores.resources.putState(address, "c/", { single: true }, { type: "any" });
+    await stores.resources.putState(address, "c/deeper/x", { other: true }, { type: "any" });
+    const { h } = await open({ capped });
+    await h.capped.create("a");
+    await h.capped.create("b");
+    expect(await h.capped.count()).toBe(2);
+    expect((await rejection(h.capped.create("c"))).code).toBe("collection-full");
+    expect(await stored("c/c")).toBeNull();
+
+    // A pattern with a variable segment before the last shares the scope's keys with every other resource.
+    const topics = defineResourceCollection({
+      pattern: "[topic]/notes",
+      scope: "session",
+      stateSchema: schema,
+      maxInstances: 2,
+    });
+    const other = await open({ topics });
+    const outcomes = await Promise.allSettled(
+      ["t1", "t2", "t3", "t4"].map((topic) => other.h.topics.create({ topic })),
+    );
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(2);
+    for (const o of outcomes.filter((o) => o.status === "rejected"))
+      expect((o as PromiseRejectedResult).reason.code).toBe("collection-full");
+    expect(await other.h.topics.count()).toBe(2);
+  });
+
   it("a handle kept past a delete cannot write content, so a later create of the key starts without a body", async () => {
     const { h, events } = await open({ notes });
     const stale = await h.notes.create("d");

@@ -12,12 +12,13 @@ import {
   type ResourceStateTextRecord,
   resourceIdentity,
   type ScopeAddress,
+  type WriteCap,
   type WriteCondition,
 } from "@flowrt/core";
 import { refuseIfAborted } from "../requests/run-abort.js";
+import { CAS_LOST, casDone, retryCas } from "../state/cas.js";
 import { applyPatch } from "../state/delta.js";
 import { acceptState, refuseNonJson, StateCell } from "../state/state-cell.js";
-import { withCapacityLock } from "./capacity-lock.js";
 import { resourceCellBackend } from "./cell-backends.js";
 import { renderContent, type TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
@@ -345,17 +346,40 @@ export class CollectionRuntime implements ContentOwner {
   /** The create-only write of a new instance's state; its version. */
   private async insert(path: string, value: JsonObject): Promise<number> {
     refuseIfAborted(this.ctx, "create of", path);
-    // With a capacity, a create on a live key must be refused before room is made (nothing evicted);
-    // without one, the create-only write below is the whole check.
-    if (this.def.maxInstances !== undefined) {
-      // Check, make room and write as one step: creates racing on other keys would each find room.
-      return withCapacityLock(this.store, this.address, this.def.pattern, async () => {
-        if (await this.store.getState(this.address, path)) throw this.topicExists(path);
-        await this.makeRoom(path);
-        return this.insertAbsent(path, value);
-      });
+    const max = this.def.maxInstances;
+    if (max === undefined) return this.insertAbsent(path, value);
+    // The store checks the key, counts and writes as one step, so creates racing on other keys (a model's
+    // parallel tool calls, other requests, other hosts on one database) cannot pass the cap together, and a
+    // create of a live key is refused before any room is made. A create that finds no room evicts (`lru`,
+    // `oldest`) and tries again: a racing create may have taken the room it made.
+    return retryCas({ what: `resource "${this.accessor}" create of ${path}` }, async (attempt) => {
+      if (attempt > 0) refuseIfAborted(this.ctx, "create of", path);
+      const cap = await this.capOf(max);
+      const result = await this.store.putState(this.address, path, value, { type: "absent", cap });
+      if (result.ok) return casDone(result.version);
+      if (result.full !== true) throw this.topicExists(path);
+      await this.makeRoom(path, max);
+      return CAS_LOST;
+    });
+  }
+
+  /**
+   * The store-side cap of this collection's creates: its keys as its pages and counts find them, under its
+   * literal prefix (`leaf` for a one-level pattern). Keys there that are not items (the key equal to a
+   * one-level prefix; other resources' keys that a pattern with a variable segment before the last, or a
+   * bare `**`, shares its prefix with) raise `max` by their number, read just before the write: only
+   * creates and deletes of those other keys racing this create can shift the cap (see the README).
+   */
+  private async capOf(max: number): Promise<WriteCap> {
+    const pattern = this.def.compiledPattern;
+    const prefix = pattern.literalPrefix;
+    if (this.oneLevel) {
+      const folder = await this.store.getState(this.address, prefix);
+      return { prefix, leaf: true, max: folder === null ? max : max + 1 };
     }
-    return this.insertAbsent(path, value);
+    if (pattern.kind === "deep" && prefix !== "") return { prefix, max };
+    const { items, total } = await this.store.list(this.address, { prefix });
+    return { prefix, max: max + total - items.filter((record) => pattern.matches(record.key)).length };
   }
 
   private async insertAbsent(path: string, value: JsonObject): Promise<number> {
@@ -403,22 +427,33 @@ export class CollectionRuntime implements ContentOwner {
     });
   }
 
-  /** `maxInstances` is checked only when adding: `none` refuses, `lru`/`oldest` evict until there is room. */
-  private async makeRoom(path: string): Promise<void> {
-    const max = this.def.maxInstances;
-    if (max === undefined || (await this.countAll()) < max) return;
-    const live = (await this.page(undefined)).records.filter((r) => r.key !== path);
-    if (live.length < max) return;
+  /**
+   * After the store refused a create for want of room (`maxInstances` is checked only when adding): `none`
+   * refuses with `collection-full`; `lru`/`oldest` evict until there would be room for one more.
+   */
+  private async makeRoom(path: string, max: number): Promise<void> {
     if (this.def.eviction === "none") {
       throw new FlowError(
         "collection-full",
-        `Resource "${this.accessor}" holds ${live.length} of maxInstances ${max}; delete an instance first or set eviction to "lru" or "oldest".`,
+        `Resource "${this.accessor}" holds ${await this.countAll()} of maxInstances ${max}; delete an instance first or set eviction to "lru" or "oldest".`,
         { details: { resource: this.accessor, maxInstances: max } },
       );
     }
+    const live = (await this.page(undefined)).records.filter((r) => r.key !== path);
     const by = this.def.eviction === "lru" ? "accessedAt" : "createdAt";
     live.sort((a, b) => a[by] - b[by] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    for (const victim of live.slice(0, live.length - max + 1)) await this.remove(victim.key, false);
+    for (const victim of live.slice(0, Math.max(0, live.length - max + 1))) await this.evict(victim);
+  }
+
+  /**
+   * Deletes an eviction victim at the version read: one that a racing create evicted first, or that changed
+   * meanwhile, is left alone (the create tries again with a fresh count), so no eviction is announced twice.
+   */
+  private async evict(victim: ResourceStateRecord): Promise<void> {
+    refuseIfAborted(this.ctx, "delete of", victim.key);
+    const condition: WriteCondition = { type: "version", version: victim.version };
+    if ((await this.store.deleteState(this.address, victim.key, condition)).ok)
+      await this.removed(victim.key);
   }
 
   /**
@@ -444,6 +479,12 @@ export class CollectionRuntime implements ContentOwner {
         },
       );
     }
+    await this.removed(path);
+    return true;
+  }
+
+  /** After a committed delete of the instance at `path`: the hook, then the announcement. */
+  private async removed(path: string): Promise<void> {
     this.instances.delete(path);
     const key = this.def.compiledPattern.fromPath(path, this.accessor);
     this.runHook("onInstanceDeleted", () => this.def.onInstanceDeleted?.(key, this.hookContext));
@@ -454,7 +495,6 @@ export class CollectionRuntime implements ContentOwner {
       change: "deleted",
       identity: resourceIdentity(this.def.scope, path),
     });
-    return true;
   }
 
   /** Hooks are synchronous side effects; one that throws is logged, the committed write stands. */

@@ -2,6 +2,7 @@ import { concurrencyCases } from "./concurrency.js";
 import { eventCases } from "./events.js";
 import { isolationCases } from "./isolation.js";
 import { requestCases } from "./requests.js";
+import { resourceCappedCreateCases } from "./resource-capped-create.js";
 import { resourceContentCases } from "./resource-content.js";
 import { resourceListCases } from "./resource-list.js";
 import { resourceListLeafCases } from "./resource-list-leaf.js";
@@ -25,4 +26,5 @@ export const ALL_CASES = [
   ...resourceStateTextCases,
   ...isolationCases,
   ...concurrencyCases,
+  ...resourceCappedCreateCases,
 ] as const;

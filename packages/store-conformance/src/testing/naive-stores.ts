@@ -40,7 +40,11 @@ export type NaiveStoreFlaw =
   | "filters-leaf-after-paging"
   | "text-list-ignores-leaf"
   | "pretty-state-text"
-  | "keeps-ephemeral-sessions";
+  | "keeps-ephemeral-sessions"
+  | "ignores-cap"
+  | "counts-cap-before-waiting"
+  | "cap-before-absent"
+  | "cap-ignores-leaf";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
@@ -302,13 +306,24 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         const map = bucketRows(address);
         const row = map.get(key);
         const live = liveOf(row);
-        if (flaw === "racy-compare-and-swap") await tick();
+        const cap = condition.type === "absent" && flaw !== "ignores-cap" ? condition.cap : undefined;
+        const capCount = (cap: { prefix: string; leaf?: boolean }) =>
+          [...map.entries()].filter(([k, r]) =>
+            listed(k, r, cap.prefix, cap.leaf === true && flaw !== "cap-ignores-leaf"),
+          ).length;
+        if (cap !== undefined && flaw === "cap-before-absent" && capCount(cap) >= cap.max)
+          return { ok: false, current: null, full: true };
+        // Counted, then an await before the write: every racing create finds the same room.
+        const countedEarly = flaw === "counts-cap-before-waiting" && cap !== undefined ? capCount(cap) : null;
+        if (flaw === "racy-compare-and-swap" || countedEarly !== null) await tick();
         if (!admits(condition, live)) {
           if (flaw === "throws-on-conflict") throw new Error("version conflict");
           const current = live ? { value: copy(live.state!), version: live.version } : null;
           if (flaw === "writes-on-lost-cas" && live) live.state = copy(state);
           return { ok: false, current };
         }
+        if (cap !== undefined && (countedEarly ?? capCount(cap)) >= cap.max)
+          return { ok: false, current: null, full: true };
         const now = Date.now();
         const version = (row?.version ?? 0) + 1;
         map.set(key, {

@@ -33,13 +33,29 @@ export function assertJsonObject(value: unknown, name: string): asserts value is
 
 export function assertCondition(condition: unknown): asserts condition is WriteCondition {
   const type = (condition as { type?: unknown } | null)?.type;
-  if (type === "absent" || type === "any") return;
+  if (type === "absent") {
+    const cap = (condition as { cap?: unknown }).cap;
+    if (cap !== undefined) assertCap(cap);
+    return;
+  }
+  if (type === "any") return;
   if (type === "version") {
     const version = (condition as { version?: unknown }).version;
     if (Number.isInteger(version) && (version as number) >= 0) return;
     throw invalid(`A version condition needs a non-negative integer version (got ${describe(version)}).`);
   }
   throw invalid(`The write condition must be "absent", "version" or "any" (got ${describe(type)}).`);
+}
+
+/** A capped create's room: `{ prefix: string, leaf?: boolean, max: <non-negative integer> }`. */
+function assertCap(cap: unknown): void {
+  const { prefix, leaf, max } = (cap ?? {}) as { prefix?: unknown; leaf?: unknown; max?: unknown };
+  if (typeof cap !== "object" || cap === null || typeof prefix !== "string")
+    throw invalid(`A write cap needs a string prefix (got ${describe(prefix)}).`);
+  if (leaf !== undefined && typeof leaf !== "boolean")
+    throw invalid(`A write cap's leaf must be a boolean (got ${describe(leaf)}).`);
+  if (!Number.isInteger(max) || (max as number) < 0)
+    throw invalid(`A write cap needs a non-negative integer max (got ${describe(max)}).`);
 }
 
 /** Whether a write under `condition` may proceed over the key's live version (`null` when absent). */

@@ -16,6 +16,16 @@ export const notes = defineResourceCollection({
   client: { content: { read: true, create: true, update: true, delete: true }, state: { read: true } },
 });
 
+/** Items clients create, at most 10 live at once (`eviction: "none"`): the cap the two-host tests race. */
+export const capped = defineResourceCollection({
+  pattern: "capped/*",
+  scope: "session",
+  maxInstances: 10,
+  eviction: "none",
+  stateSchema: z.object({ n: z.number().default(0) }),
+  client: { content: { read: true, create: true }, state: { read: true } },
+});
+
 /** `times` single `incState`s on an existing item: the state changes that race increments and DELETEs. */
 const bump = handler({
   name: "bump",
@@ -68,7 +78,7 @@ const slow = handler({
 export const board = defineFlow({
   kind: "board",
   session: { stateSchema: z.object({ attempts: z.number().default(0) }) },
-  resources: { notes },
+  resources: { notes, capped },
   actions: {
     bump: { block: bump },
     chatter: { block: chatter },

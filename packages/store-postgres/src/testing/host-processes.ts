@@ -103,7 +103,7 @@ export interface JsonReply {
 
 /** One JSON call to a host; the reply body is parsed when there is one. */
 export async function call(
-  host: HostProcess,
+  host: Pick<HostProcess, "url">,
   method: string,
   path: string,
   body?: unknown,

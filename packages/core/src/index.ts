@@ -70,3 +70,9 @@ export {
   type WriteCap,
   type WriteCondition,
 } from "./store/contract.js";
+export {
+  DEFAULT_RETENTION,
+  type ResolvedRetention,
+  type RetentionOptions,
+  resolveRetention,
+} from "./store/retention.js";

@@ -5,9 +5,9 @@ import type {
   Principal,
   PrincipalResolver,
   RequestEvent,
+  RetentionOptions,
 } from "@flowrt/core";
 import type { HostLogger } from "./logger.js";
-import type { RetentionOptions } from "./requests/retention.js";
 
 /** Request headers as a webhook provider's hooks get them: lower-case names, as Node gives them. */
 export type WebhookHeaders = Record<string, string | string[] | undefined>;
@@ -68,7 +68,8 @@ export interface FlowHostOptions {
   /**
    * How long finished requests (with their event logs, and the ephemeral sessions of webhook deliveries they leave
    * empty) are kept: the host purges them every `intervalMs`. `false` turns purging off. One default for every
-   * store: 7 days, at most 10 000 finished requests, every 10 minutes.
+   * store (`DEFAULT_RETENTION` from `@flowrt/core`): 7 days, at most 10 000 finished requests, every 10 minutes.
+   * Without it, a `retention` given to the store itself (`createMemoryStores({ retention })`) applies.
    * @default { maxAgeMs: 604_800_000, maxCount: 10_000, intervalMs: 600_000 }
    */
   retention?: RetentionOptions | false;

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type {
-  FlowStores,
-  JsonObject,
-  Principal,
-  PrincipalResolutionContext,
-  RequestRecord,
-  SessionRecord,
+import {
+  type FlowStores,
+  type JsonObject,
+  type Principal,
+  type PrincipalResolutionContext,
+  type RequestRecord,
+  resolveRetention,
+  type SessionRecord,
 } from "@flowrt/core";
 import { AccessControl } from "./access/access-control.js";
 import type { Caller } from "./access/caller.js";
@@ -21,7 +22,7 @@ import { defaultLogger, type HostLogger } from "./logger.js";
 import { requestEvents } from "./requests/event-log.js";
 import { scheduleRecovery } from "./requests/recovery.js";
 import { RequestRunner } from "./requests/request-runner.js";
-import { RetentionSchedule, resolveRetention } from "./requests/retention.js";
+import { RetentionSchedule } from "./requests/retention.js";
 import { checkCrossFlowSchemas, editableTemplateWarnings } from "./resources/index.js";
 import { ClientViews } from "./sessions/client-views.js";
 import { SessionListings } from "./sessions/session-listings.js";
@@ -72,7 +73,11 @@ export class FlowHost {
     );
     for (const flow of this.registry.flows)
       for (const warning of editableTemplateWarnings(flow.id, flow.allResources)) this.logger.warn(warning);
-    const retention = resolveRetention(options.retention, "createFlowHost");
+    // The host's own option wins; else what the application gave the store (its own, older, option).
+    const retention = resolveRetention(
+      options.retention !== undefined ? options.retention : this.stores.retention,
+      "createFlowHost",
+    );
     this.retention =
       retention === false ? undefined : new RetentionSchedule(this.stores, retention, this.logger);
     this.gate = new StartGate(() => this.startOnce());

@@ -42,10 +42,6 @@ export { streamRequestEvents } from "./requests/event-log.js";
 export { REQUEST_EVENT_TYPES, type RequestEventType, TERMINAL_EVENT_TYPES } from "./requests/event-types.js";
 export type { RequestTarget } from "./requests/request-runner.js";
 export {
-  DEFAULT_RETENTION,
-  type RetentionOptions,
-} from "./requests/retention.js";
-export {
   buildManifest,
   buildSnapshot,
   type ClientResourceApi,

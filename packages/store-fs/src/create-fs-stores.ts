@@ -1,5 +1,10 @@
-import type { FlowStores } from "@flowrt/core";
-import { DefinitionError } from "@flowrt/core";
+import {
+  DEFAULT_RETENTION,
+  DefinitionError,
+  type FlowStores,
+  type RetentionOptions,
+  resolveRetention,
+} from "@flowrt/core";
 import { FsContext } from "./internal/fs-context.js";
 import { KeyedMutex } from "./internal/keyed-mutex.js";
 import { SessionScopes } from "./internal/session-scopes.js";
@@ -8,17 +13,8 @@ import { FsResourceStore } from "./resource-store.js";
 import { FsScopeStateStore } from "./scope-state-store.js";
 import { FsSessionStore } from "./session-store.js";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** How long finished requests and their event logs are kept. */
-export interface FsRetentionOptions {
-  /** Remove finished requests whose `completedAt` is older than this. @default 604800000 (7 days) */
-  maxAgeMs?: number;
-  /** Keep at most this many finished requests, the newest by `completedAt`. @default 10000 */
-  maxCount?: number;
-  /** How often the purge runs in the background. @default 600000 (10 minutes) */
-  intervalMs?: number;
-}
+/** @deprecated Retention is the host's: use `RetentionOptions` from `@flowrt/core` with `createFlowHost({ retention })`. */
+export type FsRetentionOptions = RetentionOptions;
 
 export interface FsStoresOptions {
   /**
@@ -34,19 +30,16 @@ export interface FsStoresOptions {
    */
   fsync?: boolean;
   /**
-   * Background removal of finished requests and their event logs, so that a long-running host
-   * does not grow without bound; `false` turns it off (call `requests.purgeFinished` yourself).
-   * @default { maxAgeMs: 604800000, maxCount: 10000, intervalMs: 600000 }
+   * Retention of finished requests and their event logs, for a host given none of its own: the host purges
+   * (`createFlowHost({ retention })` is the place to say it); the store keeps it for the host and checks it here.
+   * `false`: the host purges nothing unless told to.
+   * @deprecated Give `retention` to `createFlowHost`.
    */
-  retention?: FsRetentionOptions | false;
+  retention?: RetentionOptions | false;
 }
 
-/** The defaults of {@link FsRetentionOptions}. */
-export const DEFAULT_FS_RETENTION: Readonly<Required<FsRetentionOptions>> = Object.freeze({
-  maxAgeMs: 7 * DAY_MS,
-  maxCount: 10_000,
-  intervalMs: 10 * 60 * 1000,
-});
+/** @deprecated The one default is `DEFAULT_RETENTION` from `@flowrt/core`, which this is. */
+export const DEFAULT_FS_RETENTION: Readonly<Required<RetentionOptions>> = DEFAULT_RETENTION;
 
 /**
  * Stores that keep everything as files under one folder: atomic writes (temp file, fsync,
@@ -64,7 +57,8 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
   if (options.fsync !== undefined && typeof options.fsync !== "boolean") {
     throw new DefinitionError("createFsStores: `fsync` must be a boolean.");
   }
-  const retention = resolveRetention(options.retention);
+  // Checked here, where the option is written; the host applies it.
+  resolveRetention(options.retention, "createFsStores");
   const ctx = new FsContext(options.dir, options.fsync ?? true);
   const mutex = new KeyedMutex();
   const sessionScopes = new SessionScopes(ctx, mutex);
@@ -87,20 +81,6 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
     }
   });
 
-  let purging: Promise<unknown> = Promise.resolve();
-  const timer =
-    retention === false
-      ? undefined
-      : setInterval(() => {
-          purging = purging
-            .then(() =>
-              requests.purgeFinished({ maxAgeMs: retention.maxAgeMs, maxCount: retention.maxCount }),
-            )
-            // A failed purge is retried at the next tick; the store stays usable.
-            .catch(() => {});
-        }, retention.intervalMs);
-  timer?.unref();
-
   let closing: Promise<void> | undefined;
   return {
     kind: "fs",
@@ -109,33 +89,16 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
     requests,
     scopeState,
     resources,
+    ...(options.retention !== undefined ? { retention: options.retention } : {}),
     close() {
       closing ??= (async () => {
-        if (timer) clearInterval(timer);
         ctx.markClosed();
         // A store closed right after it was made still finishes creating its files before close resolves.
         await ctx.started();
-        await purging;
         await mutex.idle();
         await Promise.all([requests.flush(), resources.flush()]);
       })();
       return closing;
     },
   };
-}
-
-function resolveRetention(
-  retention: FsRetentionOptions | false | undefined,
-): Required<FsRetentionOptions> | false {
-  if (retention === false) return false;
-  const resolved = { ...DEFAULT_FS_RETENTION, ...retention };
-  for (const name of ["maxAgeMs", "maxCount", "intervalMs"] as const) {
-    const value = resolved[name];
-    if (!Number.isSafeInteger(value) || value < 0 || (name === "intervalMs" && value === 0)) {
-      throw new DefinitionError(
-        `createFsStores: retention.${name} must be a ${name === "intervalMs" ? "positive" : "non-negative"} integer.`,
-      );
-    }
-  }
-  return resolved;
 }

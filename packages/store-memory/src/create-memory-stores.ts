@@ -1,37 +1,26 @@
-import type { FlowStores, RequestEvent } from "@flowrt/core";
+import {
+  DEFAULT_RETENTION,
+  type FlowStores,
+  type RequestEvent,
+  type RetentionOptions,
+  resolveRetention,
+} from "@flowrt/core";
 import { createMemoryRequestStore } from "./memory-request-store.js";
 import { createMemoryResourceStore } from "./memory-resource-store.js";
 import { createMemoryScopeStateStore } from "./memory-scope-state-store.js";
 import { createMemorySessionStore } from "./memory-session-store.js";
 
-/** How long finished requests (and their event logs) are kept before the retention timer removes them. */
-export interface MemoryRetentionOptions {
-  /**
-   * Remove finished requests whose `completedAt` is older than this.
-   * @default 86_400_000 (24 hours)
-   */
-  maxAgeMs?: number;
-  /**
-   * Keep at most this many finished requests, newest by `completedAt`.
-   * @default 10_000
-   */
-  maxCount?: number;
-  /**
-   * How often the timer runs `purgeFinished`. The timer is `unref()`ed (it never keeps the process
-   * alive) and stops on `close()`.
-   * @default 60_000 (1 minute)
-   */
-  intervalMs?: number;
-}
+/** @deprecated Retention is the host's: use `RetentionOptions` from `@flowrt/core` with `createFlowHost({ retention })`. */
+export type MemoryRetentionOptions = RetentionOptions;
 
 export interface MemoryStoresOptions {
   /**
-   * Retention of finished requests. `false` turns the timer off; `requests.purgeFinished(policy)`
-   * still works when called directly. Partial options are merged with {@link DEFAULT_MEMORY_RETENTION}.
-   * @default DEFAULT_MEMORY_RETENTION
-   * @example createMemoryStores({ retention: { maxAgeMs: 3_600_000 } })
+   * Retention of finished requests, for a host given none of its own: the host purges (`createFlowHost({ retention
+   * })` is the place to say it); the store keeps it for the host and checks it here. `false`: the host purges
+   * nothing unless told to.
+   * @deprecated Give `retention` to `createFlowHost`.
    */
-  retention?: MemoryRetentionOptions | false;
+  retention?: RetentionOptions | false;
   /**
    * Called when a `requests.subscribe` listener throws. The error never reaches `appendEvent`'s
    * caller or the other listeners.
@@ -40,30 +29,8 @@ export interface MemoryStoresOptions {
   onListenerError?: (error: unknown, event: RequestEvent) => void;
 }
 
-/** The retention used when none is given: 24 hours, 10 000 finished requests, checked every minute. */
-export const DEFAULT_MEMORY_RETENTION: Readonly<Required<MemoryRetentionOptions>> = Object.freeze({
-  maxAgeMs: 86_400_000,
-  maxCount: 10_000,
-  intervalMs: 60_000,
-});
-
-function resolveRetention(retention: MemoryRetentionOptions | false | undefined) {
-  if (retention === false) return null;
-  const resolved = { ...DEFAULT_MEMORY_RETENTION, ...retention };
-  for (const [name, value] of Object.entries(resolved)) {
-    if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
-      throw new RangeError(
-        `createMemoryStores: retention.${name} must be a non-negative number (got ${String(value)}).`,
-      );
-    }
-  }
-  if (resolved.intervalMs === 0) {
-    throw new RangeError(
-      "createMemoryStores: retention.intervalMs must be greater than 0; use retention: false to disable it.",
-    );
-  }
-  return resolved;
-}
+/** @deprecated The one default is `DEFAULT_RETENTION` from `@flowrt/core`, which this is. */
+export const DEFAULT_MEMORY_RETENTION: Readonly<Required<RetentionOptions>> = DEFAULT_RETENTION;
 
 /**
  * Stores that keep everything in this process's memory: fast, nothing to set up, gone on exit.
@@ -73,7 +40,8 @@ function resolveRetention(retention: MemoryRetentionOptions | false | undefined)
  * const host = createFlowHost({ flows, stores: createMemoryStores() });
  */
 export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStores {
-  const retention = resolveRetention(options.retention);
+  // Checked here, where the option is written; the host applies it.
+  resolveRetention(options.retention, "createMemoryStores");
   const onListenerError =
     options.onListenerError ??
     ((error: unknown, event: RequestEvent) =>
@@ -87,16 +55,6 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStore
   });
   const requests = createMemoryRequestStore(onListenerError, sessions);
 
-  let timer: NodeJS.Timeout | undefined;
-  if (retention) {
-    timer = setInterval(() => {
-      requests.purgeFinished({ maxAgeMs: retention.maxAgeMs, maxCount: retention.maxCount }).catch(() => {
-        // In memory nothing can fail here; the catch only keeps a rejection from going unhandled.
-      });
-    }, retention.intervalMs);
-    timer.unref();
-  }
-
   return {
     kind: "memory",
     crossProcess: false,
@@ -104,9 +62,8 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStore
     requests,
     scopeState,
     resources,
+    ...(options.retention !== undefined ? { retention: options.retention } : {}),
     async close() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
       requests.clearListeners();
     },
   };

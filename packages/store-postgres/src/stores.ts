@@ -1,4 +1,4 @@
-import type { FlowStores } from "@flowrt/core";
+import { type FlowStores, type RetentionOptions, resolveRetention } from "@flowrt/core";
 import type pg from "pg";
 import { checkedDriver } from "./checked-driver.js";
 import type { PostgresDriver } from "./driver.js";
@@ -7,7 +7,6 @@ import { runMigrations } from "./migrations.js";
 import { createOwnedPool, createPgDriver } from "./pg-driver.js";
 import { createRequestStore } from "./request-store.js";
 import { createResourceStore } from "./resource-store.js";
-import { type PostgresRetentionOptions, RetentionTimer, resolveRetention } from "./retention.js";
 import { createScopeStateStore } from "./scope-state-store.js";
 import { createSessionStore } from "./session-store.js";
 import { buildSql, tableNames } from "./sql.js";
@@ -26,13 +25,13 @@ interface CommonOptions {
    */
   onError?: (error: unknown) => void;
   /**
-   * Background removal of finished requests and their event logs (and of the ephemeral sessions they leave
-   * empty), so that the tables do not grow without bound. It starts once `setup()` has run (`host.start()`
-   * calls it), on every host; purges from several hosts take turns. `false` turns it off (then call
-   * `requests.purgeFinished` yourself). Failed purges go to `onError`.
-   * @default { maxAgeMs: 604800000 (7 days), intervalMs: 600000 (10 minutes) }, no count limit
+   * Retention of finished requests, their event logs and the ephemeral sessions they leave empty, for a host given
+   * none of its own: the host purges (`createFlowHost({ retention })` is the place to say it; purges from several
+   * hosts take turns through an advisory lock); the store keeps it for the host and checks it here. `false`: the
+   * host purges nothing unless told to.
+   * @deprecated Give `retention` to `createFlowHost`.
    */
-  retention?: PostgresRetentionOptions | false;
+  retention?: RetentionOptions | false;
 }
 
 export type PostgresStoresOptions = CommonOptions &
@@ -88,13 +87,13 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
   if (typeof schema !== "string" || schema === "")
     throw new TypeError("createPostgresStores: `schema` must be a non-empty string.");
   const onError = options.onError ?? ((error: unknown) => console.error("[@flowrt/store-postgres]", error));
-  const retention = resolveRetention(options.retention);
+  // Checked here, where the option is written; the host applies it.
+  resolveRetention(options.retention, "createPostgresStores");
   const driver = checkedDriver(toDriver(options, onError));
   const names = tableNames(schema);
   const sql = buildSql(names);
   const hub = new EventHub(driver, sql, names.channel, onError);
   const requests = createRequestStore(driver, sql.requests, hub, names.channel);
-  const purges = new RetentionTimer(requests, retention, onError);
   let closed: Promise<void> | null = null;
 
   return {
@@ -104,15 +103,12 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
     requests,
     scopeState: createScopeStateStore(driver, sql.scopeState),
     resources: createResourceStore(driver, sql.resources, schema),
+    ...(options.retention !== undefined ? { retention: options.retention } : {}),
     async setup() {
       await runMigrations(driver, sql, names, schema);
-      purges.start(); // the tables exist from here on
     },
     close() {
-      closed ??= purges
-        .stop()
-        .then(() => hub.close())
-        .finally(() => driver.close());
+      closed ??= hub.close().finally(() => driver.close());
       return closed;
     },
   };

@@ -1,3 +1,5 @@
+import type { RetentionOptions } from "./retention.js";
+
 /**
  * The store contract: everything the engine persists goes through these interfaces. A store
  * implementation imports only this module (via `@flowrt/core`) and passes `describeStoreConformance`
@@ -388,6 +390,12 @@ export interface FlowStores {
    * at once. `host.start()` calls it when present.
    */
   setup?(): Promise<void>;
+  /**
+   * The retention the application gave the store itself (its own `retention` option, kept for applications
+   * written before the host owned retention). Stores do not purge by themselves: the host applies this when
+   * `createFlowHost` is given no `retention` of its own; `false` turns purging off.
+   */
+  readonly retention?: RetentionOptions | false;
   /** Releases pools, timers and file handles. */
   close(): Promise<void>;
 }

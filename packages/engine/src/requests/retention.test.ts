@@ -1,11 +1,14 @@
-import { defineFlow, handler, type RequestRecord } from "@flowrt/core";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DEFAULT_RETENTION, defineFlow, handler, type RequestRecord, resolveRetention } from "@flowrt/core";
+import { createFsStores } from "@flowrt/store-fs";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createFlowHost } from "../host.js";
 import type { HostLogger } from "../logger.js";
 import { silentLogger } from "../logger.js";
-import { DEFAULT_RETENTION, resolveRetention } from "./retention.js";
 
 const flow = defineFlow({
   kind: "kept",
@@ -118,5 +121,66 @@ describe("retention, one policy above every store", () => {
     await vi.waitFor(() => expect(purge.mock.calls.length).toBeGreaterThanOrEqual(2), { timeout: 2_000 });
     await host.close();
     expect(warnings).toContainEqual({ error: "Error: disk on fire" });
+  });
+
+  it("applies a retention given to the memory store itself: finished requests and their events go on its timer", async () => {
+    vi.useFakeTimers();
+    try {
+      const stores = createMemoryStores({ retention: { maxAgeMs: 1000, maxCount: 2, intervalMs: 500 } });
+      const host = createFlowHost({ flows: [flow], stores, logger: silentLogger, recoveryIntervalMs: 0 });
+      await host.start();
+      const now = new Date().toISOString();
+      await stores.requests.create(finished("done", now));
+      await stores.requests.create({
+        ...finished("running", now),
+        status: "running",
+        completedAt: undefined,
+      });
+      await stores.requests.appendEvent({ requestId: "done", type: "request.completed", at: now, data: {} });
+      for (const id of ["c1", "c2", "c3"]) {
+        await vi.advanceTimersByTimeAsync(10);
+        await stores.requests.create({ ...finished(id, new Date().toISOString()), status: "failed" });
+      }
+      await vi.advanceTimersByTimeAsync(500);
+      // maxCount 2 keeps the two newest finished requests.
+      expect(await stores.requests.get("done")).toBeNull();
+      expect(await stores.requests.readEvents("done")).toEqual([]);
+      expect(await stores.requests.get("c1")).toBeNull();
+      expect(await stores.requests.get("c3")).not.toBeNull();
+      await vi.advanceTimersByTimeAsync(1500);
+      expect(await stores.requests.get("c3")).toBeNull();
+      expect(await stores.requests.get("running")).not.toBeNull();
+      await host.close();
+      expect(vi.getTimerCount()).toBe(0);
+      await stores.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("applies a retention given to the fs store itself: finished requests and their event logs leave the folder", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "flowrt-retention-"));
+    try {
+      const stores = createFsStores({ dir, retention: { intervalMs: 20, maxAgeMs: 60_000, maxCount: 100 } });
+      const host = createFlowHost({ flows: [flow], stores, logger: silentLogger, recoveryIntervalMs: 0 });
+      await host.start();
+      const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+      await stores.requests.create(finished("old", hourAgo));
+      await stores.requests.appendEvent({ requestId: "old", type: "t", at: "", data: {} });
+      await stores.requests.create({
+        ...finished("running", hourAgo),
+        status: "running",
+        completedAt: undefined,
+      });
+      await vi.waitFor(async () => expect(await stores.requests.get("old")).toBeNull(), { timeout: 5_000 });
+      expect(await stores.requests.readEvents("old")).toEqual([]);
+      const files = await readdir(dir, { recursive: true });
+      expect(files.filter((f) => f.endsWith(".jsonl"))).toEqual([]);
+      expect(await stores.requests.get("running")).toMatchObject({ status: "running" });
+      await host.close();
+      await stores.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,66 +1,9 @@
-import { DefinitionError, type FlowStores, type RetentionPolicy } from "@flowrt/core";
-import { describeError, type HostLogger } from "../logger.js";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** How long finished requests, their event logs and the ephemeral sessions they leave empty are kept. */
-export interface RetentionOptions {
-  /** Remove finished requests whose `completedAt` is older than this many milliseconds. @default 604_800_000 (7 days) */
-  maxAgeMs?: number;
-  /**
-   * Keep at most this many finished requests (the newest by `completedAt`), across every host on the store;
-   * `Infinity` keeps any number. @default 10_000
-   */
-  maxCount?: number;
-  /** How often the host runs the purge. @default 600_000 (10 minutes) */
-  intervalMs?: number;
-}
-
-/** The one retention default, whatever the store: 7 days, at most 10 000 finished requests, every 10 minutes. */
-export const DEFAULT_RETENTION: Readonly<Required<RetentionOptions>> = Object.freeze({
-  maxAgeMs: 7 * DAY_MS,
-  maxCount: 10_000,
-  intervalMs: 10 * 60 * 1000,
-});
-
-/** A resolved retention: the store's policy and how often to apply it. */
-export interface Retention {
-  policy: RetentionPolicy;
-  intervalMs: number;
-}
-
 /**
- * The retention options with the defaults filled in and checked (`DefinitionError` naming the option); `false` when
- * retention is off. `where` names the call in the message (`createFlowHost`).
+ * The host's retention schedule. What to keep (`RetentionOptions`, the one `DEFAULT_RETENTION`, `resolveRetention`)
+ * is data in `@flowrt/core`; how to remove is each store's `purgeFinished`; when to remove is here.
  */
-export function resolveRetention(
-  option: RetentionOptions | false | undefined,
-  where: string,
-): Retention | false {
-  if (option === false) return false;
-  if (option !== undefined && (typeof option !== "object" || option === null)) {
-    throw new DefinitionError(`${where}: \`retention\` must be an object or false.`);
-  }
-  const resolved = { ...DEFAULT_RETENTION, ...option };
-  for (const name of ["maxAgeMs", "maxCount", "intervalMs"] as const) {
-    const value = resolved[name];
-    const valid =
-      typeof value === "number" &&
-      value >= 0 &&
-      (Number.isSafeInteger(value) || (name === "maxCount" && value === Number.POSITIVE_INFINITY)) &&
-      !(name === "intervalMs" && value === 0);
-    if (!valid) {
-      throw new DefinitionError(
-        `${where}: retention.${name} must be a ${name === "intervalMs" ? "positive" : "non-negative"} integer${
-          name === "maxCount" ? " or Infinity" : ""
-        } (got ${String(value)}); retention: false turns retention off.`,
-      );
-    }
-  }
-  const policy: RetentionPolicy = { maxAgeMs: resolved.maxAgeMs };
-  if (resolved.maxCount !== Number.POSITIVE_INFINITY) policy.maxCount = resolved.maxCount;
-  return { policy, intervalMs: resolved.intervalMs };
-}
+import type { FlowStores, ResolvedRetention } from "@flowrt/core";
+import { describeError, type HostLogger } from "../logger.js";
 
 /**
  * Applies a retention to a store every `intervalMs`, one purge at a time; a failed purge is logged and tried again
@@ -72,7 +15,7 @@ export class RetentionSchedule {
 
   constructor(
     private readonly stores: FlowStores,
-    private readonly retention: Retention,
+    private readonly retention: ResolvedRetention,
     private readonly logger: HostLogger,
   ) {}
 

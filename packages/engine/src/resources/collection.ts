@@ -5,14 +5,11 @@ import {
   FlowError,
   type InstanceHookContext,
   type JsonObject,
-  type ListOptions,
-  type Page,
   type ResourceIdentity,
   type ResourceStateRecord,
   type ResourceStateTextRecord,
   resourceIdentity,
   type ScopeAddress,
-  type WriteCap,
   type WriteCondition,
 } from "@flowrt/core";
 import { refuseIfAborted } from "../requests/run-abort.js";
@@ -20,35 +17,15 @@ import { CAS_LOST, casDone, retryCas } from "../state/cas.js";
 import { applyPatch } from "../state/delta.js";
 import { acceptState, refuseNonJson, StateCell } from "../state/state-cell.js";
 import { resourceCellBackend } from "./cell-backends.js";
+import { makeRoom } from "./collection-eviction.js";
+import { createCollectionHandle } from "./collection-handle.js";
+import { CollectionKeys } from "./collection-keys.js";
 import { renderContent, type TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { announceChange, type ResourceChange } from "./events.js";
+import { runInstanceHook } from "./instance-hook.js";
 import { type ContentOwner, ResourceInstance } from "./resource-instance.js";
 import { assertContent } from "./single-resource.js";
-
-/**
- * Whether every key of the pattern is its literal prefix plus one segment (`items/*`, `a/b/[id]`, `*`):
- * all segments literal but the last, which is `*` or `[name]`. Such a collection's keys are the keys of
- * a `leaf` listing of its literal prefix, less the key equal to the prefix itself (an empty segment).
- */
-function isOneLevel(pattern: CollectionDefinition<any>["compiledPattern"]): boolean {
-  let oneLevel = oneLevelPatterns.get(pattern);
-  if (oneLevel === undefined) {
-    const { segments } = pattern;
-    const last = segments.length - 1;
-    oneLevel = segments.every((segment, i) =>
-      i === last ? segment.type === "wildcard" || segment.type === "param" : segment.type === "literal",
-    );
-    oneLevelPatterns.set(pattern, oneLevel);
-  }
-  return oneLevel;
-}
-
-/** A store listing: `list`, or `listText` for pages that pass the stored text on. */
-type Lister<R> = (address: ScopeAddress, options: ListOptions) => Promise<Page<R>>;
-
-/** A compiled pattern never changes: whether it is one-level is worked out once. */
-const oneLevelPatterns = new WeakMap<object, boolean>();
 
 /**
  * A collection of one request. Instances live in the flat resource map under their full path; each is a
@@ -59,14 +36,14 @@ export class CollectionRuntime implements ContentOwner {
   readonly accessor: string;
   readonly def: CollectionDefinition<any>;
   readonly address: ScopeAddress;
-  private readonly ctx: ResourceRuntimeContext;
+  readonly ctx: ResourceRuntimeContext;
   private readonly source: TemplateSource;
   /** Instances read in this request, by path; made on first use (a client read never holds one). */
   private heldInstances: Map<string, ResourceInstance> | undefined;
   private hooks: InstanceHookContext | undefined;
   private collectionHandle: CollectionHandle<JsonObject> | undefined;
-  /** Whether pages and counts run in the store as `leaf` listings (see {@link CollectionRuntime.page}). */
-  private readonly oneLevel: boolean;
+  /** Where the collection's keys sit in the store: how pages, counts and the cap are asked of it. */
+  private readonly keys: CollectionKeys;
 
   constructor(
     ctx: ResourceRuntimeContext,
@@ -80,7 +57,7 @@ export class CollectionRuntime implements ContentOwner {
     this.accessor = accessor;
     this.def = def;
     this.address = address;
-    this.oneLevel = isOneLevel(def.compiledPattern);
+    this.keys = new CollectionKeys(ctx.stores.resources, address, def);
   }
 
   private get instances(): Map<string, ResourceInstance> {
@@ -90,7 +67,7 @@ export class CollectionRuntime implements ContentOwner {
 
   /** `ctx.resources.<accessor>`: built on first use (a client read never needs it). */
   get handle(): CollectionHandle<JsonObject> {
-    this.collectionHandle ??= this.createHandle();
+    this.collectionHandle ??= createCollectionHandle(this);
     return this.collectionHandle;
   }
 
@@ -103,7 +80,7 @@ export class CollectionRuntime implements ContentOwner {
     return this.hooks;
   }
 
-  private get store() {
+  get store() {
     return this.ctx.stores.resources;
   }
 
@@ -159,29 +136,22 @@ export class CollectionRuntime implements ContentOwner {
   }
 
   /** A read by the block: {@link find}, recording LRU access (only collections that evict by recency pay for it). */
-  private async findTouched(path: string): Promise<ResourceInstance | null> {
+  async findTouched(path: string): Promise<ResourceInstance | null> {
     const found = await this.find(path);
     if (found !== null) await this.accessed(path);
     return found;
   }
 
   /**
-   * Live instance records under a full-key prefix, in key order, and how many there are. Pages and counts
-   * run in the store wherever its key order lines up with the pattern:
-   * - a one-level pattern (`items/*`, `a/[id]`, `*`) pages and counts with `leaf: true`, which leaves out
-   *   deeper keys under the prefix (an `items/**` collection's, a single resource at `items/a/b`);
-   * - a `**` pattern behind a literal prefix (`files/**`) pages and counts by plain prefix.
-   * Any other pattern (a variable segment before the last, as in `[topic]/notes`, `a/[x]/b` or a leading
-   * `*`; or a bare `**`) may share its prefix with keys it does not match at any depth, so the whole
-   * prefix is read and filtered (the specification's "one unbounded scan"); so is a `maxInstances`
-   * eviction, which sorts every instance by age.
+   * Live instance records under a full-key prefix, in key order, and how many there are: asked of the store as
+   * {@link CollectionKeys} says the pattern allows (a `maxInstances` eviction reads every instance, to sort them).
    */
   async page(
     prefix: string | undefined,
     offset = 0,
     limit?: number,
   ): Promise<{ records: ResourceStateRecord[]; total: number }> {
-    return this.pageOf((address, options) => this.store.list(address, options), prefix, offset, limit);
+    return this.keys.page((address, options) => this.store.list(address, options), prefix, offset, limit);
   }
 
   /**
@@ -195,7 +165,7 @@ export class CollectionRuntime implements ContentOwner {
   ): Promise<{ records: ResourceStateTextRecord[]; total: number } | null> {
     const store = this.store;
     if (store.listText === undefined) return null;
-    return this.pageOf((address, options) => store.listText!(address, options), prefix, offset, limit);
+    return this.keys.page((address, options) => store.listText!(address, options), prefix, offset, limit);
   }
 
   /**
@@ -219,89 +189,13 @@ export class CollectionRuntime implements ContentOwner {
     return record;
   }
 
-  private async pageOf<R extends { key: string }>(
-    list: Lister<R>,
-    prefix: string | undefined,
-    offset: number,
-    limit: number | undefined,
-  ): Promise<{ records: R[]; total: number }> {
-    const pattern = this.def.compiledPattern;
-    const listPrefix = pattern.listPrefix(prefix);
-    if (this.oneLevel) return this.leafPage(list, listPrefix, offset, limit);
-    if (pattern.kind === "deep" && pattern.literalPrefix !== "") {
-      const page = await list(this.address, {
-        prefix: listPrefix,
-        offset,
-        ...(limit === undefined ? {} : { limit }),
-      });
-      const records = page.items.filter((r) => pattern.matches(r.key));
-      return { records, total: page.total };
-    }
-    const all = (await list(this.address, { prefix: listPrefix })).items.filter((r) =>
-      pattern.matches(r.key),
-    );
-    return {
-      records: all.slice(offset, limit === undefined ? undefined : offset + limit),
-      total: all.length,
-    };
-  }
-
-  /**
-   * A page of a one-level collection from the store's `leaf` listing. The only key of that listing that
-   * is not an item is the literal prefix itself (`items/`: an empty segment, e.g. a single resource
-   * stored there), listed only for exactly that prefix and first in key order when present. The page
-   * asks for one record more, so it is whole with or without that key in front; from offset 0 the page
-   * shows whether the key is there, from further on one point read beside the page does.
-   */
-  private async leafPage<R extends { key: string }>(
-    listPage: Lister<R>,
-    listPrefix: string,
-    offset: number,
-    limit: number | undefined,
-  ): Promise<{ records: R[]; total: number }> {
-    const literalPrefix = this.def.compiledPattern.literalPrefix;
-    // A prefix with a "/" past the literal prefix reaches below the items: nothing there matches.
-    if (listPrefix.includes("/", literalPrefix.length)) return { records: [], total: 0 };
-    const window = (extra: number) => (limit === undefined ? { offset } : { offset, limit: limit + extra });
-    const list = (extra: number) =>
-      listPage(this.address, { prefix: listPrefix, leaf: true, ...window(extra) });
-    if (listPrefix !== literalPrefix) {
-      const { items, total } = await list(0);
-      return { records: items, total };
-    }
-    const [{ items, total }, folderListed] =
-      offset === 0
-        ? await list(1).then((page) => [page, page.items[0]?.key === listPrefix] as const)
-        : await Promise.all([
-            list(1),
-            this.store.getState(this.address, listPrefix).then((record) => record !== null),
-          ]);
-    // With the prefix key at leaf position 0, item i sits at position i + 1: the first record listed
-    // is the prefix key (offset 0) or the item before the page.
-    const records = folderListed ? items.slice(1) : items;
-    return {
-      records: limit === undefined ? records : records.slice(0, limit),
-      total: folderListed ? Math.max(0, total - 1) : total,
-    };
-  }
-
   async scan(prefix?: string): Promise<ResourceInstance[]> {
     const { records } = await this.page(prefix);
     return records.map((record) => this.instance(record.key, record));
   }
 
-  async countAll(): Promise<number> {
-    const pattern = this.def.compiledPattern;
-    if (this.oneLevel) {
-      const [total, folder] = await Promise.all([
-        this.store.count(this.address, pattern.literalPrefix, { leaf: true }),
-        this.store.getState(this.address, pattern.literalPrefix),
-      ]);
-      return folder === null ? total : Math.max(0, total - 1);
-    }
-    if (pattern.kind === "deep" && pattern.literalPrefix !== "")
-      return this.store.count(this.address, pattern.literalPrefix);
-    return (await this.page(undefined)).total;
+  countAll(): Promise<number> {
+    return this.keys.count();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -354,32 +248,13 @@ export class CollectionRuntime implements ContentOwner {
     // `oldest`) and tries again: a racing create may have taken the room it made.
     return retryCas({ what: `resource "${this.accessor}" create of ${path}` }, async (attempt) => {
       if (attempt > 0) refuseIfAborted(this.ctx, "create of", path);
-      const cap = await this.capOf(max);
+      const cap = await this.keys.cap(max);
       const result = await this.store.putState(this.address, path, value, { type: "absent", cap });
       if (result.ok) return casDone(result.version);
       if (result.full !== true) throw this.topicExists(path);
-      await this.makeRoom(path, max);
+      await makeRoom(this, path, max);
       return CAS_LOST;
     });
-  }
-
-  /**
-   * The store-side cap of this collection's creates: its keys as its pages and counts find them, under its
-   * literal prefix (`leaf` for a one-level pattern). Keys there that are not items (the key equal to a
-   * one-level prefix; other resources' keys that a pattern with a variable segment before the last, or a
-   * bare `**`, shares its prefix with) raise `max` by their number, read just before the write: only
-   * creates and deletes of those other keys racing this create can shift the cap (see the README).
-   */
-  private async capOf(max: number): Promise<WriteCap> {
-    const pattern = this.def.compiledPattern;
-    const prefix = pattern.literalPrefix;
-    if (this.oneLevel) {
-      const folder = await this.store.getState(this.address, prefix);
-      return { prefix, leaf: true, max: folder === null ? max : max + 1 };
-    }
-    if (pattern.kind === "deep" && prefix !== "") return { prefix, max };
-    const { items, total } = await this.store.list(this.address, { prefix });
-    return { prefix, max: max + total - items.filter((record) => pattern.matches(record.key)).length };
   }
 
   private async insertAbsent(path: string, value: JsonObject): Promise<number> {
@@ -428,35 +303,6 @@ export class CollectionRuntime implements ContentOwner {
   }
 
   /**
-   * After the store refused a create for want of room (`maxInstances` is checked only when adding): `none`
-   * refuses with `collection-full`; `lru`/`oldest` evict until there would be room for one more.
-   */
-  private async makeRoom(path: string, max: number): Promise<void> {
-    if (this.def.eviction === "none") {
-      throw new FlowError(
-        "collection-full",
-        `Resource "${this.accessor}" holds ${await this.countAll()} of maxInstances ${max}; delete an instance first or set eviction to "lru" or "oldest".`,
-        { details: { resource: this.accessor, maxInstances: max } },
-      );
-    }
-    const live = (await this.page(undefined)).records.filter((r) => r.key !== path);
-    const by = this.def.eviction === "lru" ? "accessedAt" : "createdAt";
-    live.sort((a, b) => a[by] - b[by] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    for (const victim of live.slice(0, Math.max(0, live.length - max + 1))) await this.evict(victim);
-  }
-
-  /**
-   * Deletes an eviction victim at the version read: one that a racing create evicted first, or that changed
-   * meanwhile, is left alone (the create tries again with a fresh count), so no eviction is announced twice.
-   */
-  private async evict(victim: ResourceStateRecord): Promise<void> {
-    refuseIfAborted(this.ctx, "delete of", victim.key);
-    const condition: WriteCondition = { type: "version", version: victim.version };
-    if ((await this.store.deleteState(this.address, victim.key, condition)).ok)
-      await this.removed(victim.key);
-  }
-
-  /**
    * Deletes an instance and its content row. `false` when nothing was live. `guarded` deletes only the
    * version read here (the client DELETE): a lost race throws `delete-conflict` and leaves the item and its content intact.
    */
@@ -484,31 +330,26 @@ export class CollectionRuntime implements ContentOwner {
   }
 
   /** After a committed delete of the instance at `path`: the hook, then the announcement. */
-  private async removed(path: string): Promise<void> {
+  async removed(path: string): Promise<void> {
     this.instances.delete(path);
     const key = this.def.compiledPattern.fromPath(path, this.accessor);
     this.runHook("onInstanceDeleted", () => this.def.onInstanceDeleted?.(key, this.hookContext));
-    await announceChange(this.ctx, {
+    await this.announce("deleted", path);
+  }
+
+  /** A delete or content change of the instance at `path`, announced (see `events.ts`). */
+  private announce(change: "deleted" | "content", path: string): Promise<void> {
+    return announceChange(this.ctx, {
       def: this.def,
       accessor: this.accessor,
       kind: "collection",
-      change: "deleted",
+      change,
       identity: resourceIdentity(this.def.scope, path),
     });
   }
 
-  /** Hooks are synchronous side effects; one that throws is logged, the committed write stands. */
   private runHook(name: string, run: () => unknown): void {
-    const failed = (error: unknown) =>
-      this.ctx.log.error(`${name} hook of "${this.accessor}" threw`, { error: (error as Error)?.message });
-    try {
-      const result = run();
-      // Hooks are synchronous; one that returns a promise anyway (an async function) is not awaited, but its
-      // rejection is logged like a throw rather than left unhandled (which would end the process).
-      if (result instanceof Promise) result.catch(failed);
-    } catch (error) {
-      failed(error);
-    }
+    runInstanceHook(this.ctx.log, `${name} hook of "${this.accessor}"`, run);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -555,83 +396,12 @@ export class CollectionRuntime implements ContentOwner {
       await this.store.deleteContent(this.address, path);
       throw this.missing(path);
     }
-    await announceChange(this.ctx, {
-      def: this.def,
-      accessor: this.accessor,
-      kind: "collection",
-      change: "content",
-      identity: resourceIdentity(this.def.scope, path),
-    });
+    await this.announce("content", path);
   }
 
-  // -------------------------------------------------------------------------------------------
-
-  private missing(path: string): FlowError {
+  missing(path: string): FlowError {
     return new FlowError("instance-not-found", `Resource "${this.accessor}" has no instance "${path}".`, {
       details: { resource: this.accessor, topic: path },
     });
-  }
-
-  private createHandle(): CollectionHandle<JsonObject> {
-    const runtime = this;
-    const def = this.def;
-    return {
-      scope: def.scope,
-      pattern: def.pattern,
-      async create(key, state, options) {
-        const path = runtime.toPath(key);
-        if (options?.replace === true) {
-          const existing = await runtime.find(path, { fresh: true });
-          if (existing !== null) {
-            await existing.setState(state ?? {});
-            return existing;
-          }
-        }
-        return runtime.createNew(path, state);
-      },
-      async get(key) {
-        const path = runtime.toPath(key);
-        const found = await runtime.findTouched(path);
-        if (found === null) throw runtime.missing(path);
-        return found;
-      },
-      getOptional: (key) => runtime.findTouched(runtime.toPath(key)),
-      async getOrCreate(key, init) {
-        const path = runtime.toPath(key);
-        const found = await runtime.findTouched(path);
-        if (found !== null) return found;
-        try {
-          return await runtime.createNew(path, init);
-        } catch (error) {
-          // Another request created it between our read and our write: theirs is the instance.
-          const raced =
-            (error as FlowError)?.code === "topic-exists" ? await runtime.find(path, { fresh: true }) : null;
-          if (raced === null) throw error;
-          return raced;
-        }
-      },
-      async upsert(key, update, createOnly) {
-        const path = runtime.toPath(key);
-        const existing = await runtime.find(path);
-        if (existing !== null) {
-          await existing.patchState(update);
-          return existing;
-        }
-        try {
-          return await runtime.createNew(path, { ...(createOnly ?? {}), ...update });
-        } catch (error) {
-          const raced =
-            (error as FlowError)?.code === "topic-exists" ? await runtime.find(path, { fresh: true }) : null;
-          if (raced === null) throw error;
-          await raced.patchState(update);
-          return raced;
-        }
-      },
-      list: (prefix) => runtime.scan(prefix),
-      count: () => runtime.countAll(),
-      async delete(key) {
-        await runtime.remove(runtime.toPath(key), false);
-      },
-    };
   }
 }

@@ -52,6 +52,9 @@ export const ERROR_CODES = {
   "token-budget-exceeded": "A generator or action used more tokens than its budget allows.",
   "step-limit-exceeded": "A generator reached its step limit.",
   "request-aborted": "The request was aborted.",
+  "lease-lost":
+    "A durable run's write was refused: another host took its request over after this host's claim lapsed.",
+  "host-lost": "The host running this request stopped before it finished, and the request was not durable.",
   "reserved-event-type":
     "A block emitted (ctx.emit) an event type the engine writes itself: request.*, block.*, text.delta, tool.call, tool.result, state_change or resource_change.",
   "webhook-verification-failed": "The webhook delivery's signature did not verify.",

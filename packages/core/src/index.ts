@@ -41,6 +41,7 @@ export {
   type ActiveRequestEntry,
   type CasResult,
   type CountOptions,
+  type Fence,
   type FlowStores,
   type JsonObject,
   type JsonPrimitive,

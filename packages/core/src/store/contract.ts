@@ -86,6 +86,20 @@ export type CasResult<T> =
    */
   | { ok: false; current: Versioned<T> | null; full?: true };
 
+/**
+ * The claim a durable run writes under: its request and the epoch of the claim it holds. A store refuses a write
+ * that carries a fence once the request's stored {@link RequestRecord.epoch} is greater than `epoch` (a newer claim
+ * exists: another host took the request over), or once the request no longer exists: it throws `FlowError`
+ * `lease-lost` and stores nothing. The check is atomic with the write: on a store shared across processes, in the
+ * same statement or transaction as the write, holding the request's row so that a claim cannot land between the
+ * check and the write; in one process, with no await between the check and the write. A write without a fence
+ * (anything outside a durable run) is not checked.
+ */
+export interface Fence {
+  requestId: string;
+  epoch: number;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sessions
 
@@ -167,6 +181,12 @@ export interface RequestRecord {
   durable: boolean;
   /** Host currently running it, and until when its claim holds (ms since epoch). */
   claim?: { hostId: string; until: number };
+  /**
+   * The epoch of the request's latest claim: absent (0) before any, and one more with every claim (a take-over
+   * included). Writes made under a claim carry its epoch ({@link Fence}); a store refuses them once this is
+   * greater. It stays when the claim is released, so a stale run stays refused after the request finished.
+   */
+  epoch?: number;
   /** Grows by 1 on every update; guards status transitions. Starts at 1. */
   version: number;
   createdAt: string;
@@ -181,6 +201,8 @@ export interface RequestPatch {
   error?: RequestError;
   metadata?: JsonObject;
   claim?: { hostId: string; until: number } | null;
+  /** The epoch of a new claim: the stored epoch plus one (see {@link RequestRecord.epoch}). */
+  epoch?: number;
   startedAt?: string;
   completedAt?: string;
 }
@@ -220,7 +242,10 @@ export interface RequestStore {
   /** Create-only; false when the id exists. */
   create(record: RequestRecord): Promise<boolean>;
   get(id: string): Promise<RequestRecord | null>;
-  /** Applies `patch` only when the stored version equals `expectedVersion`; the version then grows by 1. */
+  /**
+   * Applies `patch` only when the stored version equals `expectedVersion`; the version then grows by 1. A run's own
+   * transitions need no {@link Fence}: every claim changes the version they are conditional on.
+   */
   update(id: string, expectedVersion: number, patch: RequestPatch): Promise<CasResult<RequestRecord>>;
   /** Requests in one of `statuses`, oldest first; `durableOnly` narrows to durable ones. */
   listByStatus(
@@ -234,7 +259,7 @@ export interface RequestStore {
    * whose stored status is terminal: a run that another process aborted cannot append after its end. (Within
    * one process the engine stops such a run itself.)
    */
-  appendEvent(event: NewRequestEvent): Promise<RequestEvent>;
+  appendEvent(event: NewRequestEvent, fence?: Fence): Promise<RequestEvent>;
   /** Events with `seq > afterSeq`, in order. */
   readEvents(requestId: string, afterSeq?: number, limit?: number): Promise<RequestEvent[]>;
   /**
@@ -263,7 +288,13 @@ export interface RequestStore {
 
 export interface ScopeStateStore {
   get(address: ScopeAddress): Promise<Versioned<JsonObject> | null>;
-  put(address: ScopeAddress, value: JsonObject, condition: WriteCondition): Promise<CasResult<JsonObject>>;
+  /** A fenced write ({@link Fence}) is refused with `lease-lost` once a newer claim exists, storing nothing. */
+  put(
+    address: ScopeAddress,
+    value: JsonObject,
+    condition: WriteCondition,
+    fence?: Fence,
+  ): Promise<CasResult<JsonObject>>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,12 +371,18 @@ export interface ResourceStore {
     key: string,
     state: JsonObject,
     condition: WriteCondition,
+    fence?: Fence,
   ): Promise<CasResult<JsonObject>>;
   /**
    * Deletes the live state (leaving a tombstone) and the key's content row. A missing key is a
    * successful no-op for `{ type: "any" }` and a failed CAS for a version condition.
    */
-  deleteState(address: ScopeAddress, key: string, condition: WriteCondition): Promise<CasResult<JsonObject>>;
+  deleteState(
+    address: ScopeAddress,
+    key: string,
+    condition: WriteCondition,
+    fence?: Fence,
+  ): Promise<CasResult<JsonObject>>;
   /** Records a read for LRU eviction. No version change. */
   touch(address: ScopeAddress, key: string, at?: number): Promise<void>;
   /** Live keys under a prefix in key order, with their state; `leaf` narrows to one "folder" level. */
@@ -366,8 +403,8 @@ export interface ResourceStore {
 
   /** The stored body; `null` when there is no content row. An empty body reads `""`. */
   getContent(address: ScopeAddress, key: string): Promise<string | null>;
-  putContent(address: ScopeAddress, key: string, content: string): Promise<void>;
-  deleteContent(address: ScopeAddress, key: string): Promise<void>;
+  putContent(address: ScopeAddress, key: string, content: string, fence?: Fence): Promise<void>;
+  deleteContent(address: ScopeAddress, key: string, fence?: Fence): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------

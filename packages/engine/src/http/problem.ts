@@ -45,6 +45,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   "token-budget-exceeded": 422,
   "step-limit-exceeded": 422,
   "request-aborted": 409,
+  "lease-lost": 409,
+  "host-lost": 500,
   "reserved-event-type": 500,
   "webhook-verification-failed": 401,
   "webhook-provider-not-configured": 500,

@@ -110,6 +110,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX flowrt_requests_session ON ${n.requests} (session_id)`,
     ],
   },
+  {
+    id: 5,
+    name: "request claim epoch",
+    statements: (n) => [
+      // The epoch of a request's latest claim (NULL: none yet, read as 0), which fenced writes are checked
+      // against. Nullable without a default, so adding it rewrites no row.
+      `ALTER TABLE ${n.requests} ADD COLUMN epoch bigint`,
+    ],
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { FlowError, type RequestRecord, type RequestStore, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import type { PostgresDriver } from "./driver.js";
 import type { EventHub } from "./event-hub.js";
+import { checkFence, fenceParams } from "./fence.js";
 import { toActive, toEpochMs, toEvent, toJsonText, toRequest } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
@@ -46,6 +47,7 @@ export function createRequestStore(
         record.startedAt ?? null,
         record.completedAt ?? null,
         toEpochMs(record.completedAt) ?? toEpochMs(record.createdAt),
+        record.epoch ?? null,
       ]);
       return rows.length === 1;
     },
@@ -69,6 +71,7 @@ export function createRequestStore(
         patch.startedAt ?? null,
         patch.completedAt ?? null,
         toEpochMs(patch.completedAt),
+        patch.epoch ?? null,
       ]);
       if (rows[0]) return { ok: true, version: Number(rows[0].version) };
       const record = await current(id);
@@ -85,12 +88,12 @@ export function createRequestStore(
       return rows.map(toRequest);
     },
 
-    async appendEvent(event) {
+    async appendEvent(event, fence) {
       const tick = hub.beginAppend();
       const notifiedId = Buffer.byteLength(event.requestId) <= MAX_NOTIFIED_ID_BYTES ? event.requestId : "";
       // The data as stored (JSON: `undefined` members dropped, `toJSON` applied), which the caller gets back too.
       const data = JSON.stringify(event.data ?? {});
-      const { rows } = await db.query<{ seq: unknown }>(sql.appendEvent, [
+      const params = [
         event.requestId,
         event.type,
         event.at,
@@ -98,14 +101,25 @@ export function createRequestStore(
         channel,
         notifiedId,
         TERMINAL_EVENT_TYPES.has(event.type),
-      ]);
-      if (rows[0] === undefined) {
+      ];
+      let row: { seq: unknown } | undefined;
+      if (fence === undefined) {
+        row = (await db.query<{ seq: unknown }>(sql.appendEvent, params)).rows[0];
+      } else {
+        const { rows } = await db.query<{ fence_epoch: unknown; seq: unknown }>(sql.appendEventFenced, [
+          ...params,
+          ...fenceParams(fence),
+        ]);
+        checkFence(fence, rows[0]?.fence_epoch);
+        row = rows[0]?.seq === null ? undefined : rows[0];
+      }
+      if (row === undefined) {
         throw new FlowError(
           "request-finished",
           `Request "${event.requestId}" has finished; its log takes no "${event.type}" event after its terminal one.`,
         );
       }
-      const seq = Number(rows[0].seq);
+      const seq = Number(row.seq);
       hub.appended(event.requestId, seq, tick);
       return {
         seq,

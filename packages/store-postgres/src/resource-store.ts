@@ -1,12 +1,15 @@
 import type {
   CasResult,
+  Fence,
   JsonObject,
   ResourceStateRecord,
   ResourceStore,
   ScopeAddress,
   WriteCap,
+  WriteCondition,
 } from "@flowrt/core";
 import type { PostgresDriver, Queryable } from "./driver.js";
+import { checkFence, fenceParams } from "./fence.js";
 import { encodeKey, isCountedPrefix, keyDepth, prefixRange } from "./key-codec.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
 import { pageBounds, stateText, toResourceState } from "./rows.js";
@@ -45,6 +48,36 @@ export function createResourceStore(
     return { ok: true, version: Number(rows[0]?.version ?? 0) };
   };
 
+  /** The new version, or null when the condition did not hold. */
+  const unfencedPut = async (params: unknown[], condition: WriteCondition): Promise<number | null> => {
+    const { rows } =
+      condition.type === "absent"
+        ? await db.query<{ version: unknown }>(sql.insertAbsent, params)
+        : condition.type === "version"
+          ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
+          : await db.query<{ version: unknown }>(sql.upsert, params);
+    return rows[0] ? Number(rows[0].version) : null;
+  };
+
+  /** The same write with the fence checked in its statement; throws `lease-lost` when it was refused. */
+  const fencedPut = async (
+    params: unknown[],
+    condition: WriteCondition,
+    fence: Fence,
+  ): Promise<number | null> => {
+    const checked = fenceParams(fence);
+    type Row = { fence_epoch: unknown; version: unknown };
+    const { rows } =
+      condition.type === "absent"
+        ? await db.query<Row>(sql.fenced.insertAbsent, [...params, ...checked])
+        : condition.type === "version"
+          ? await db.query<Row>(sql.fenced.updateVersion, [...params, condition.version, ...checked])
+          : await db.query<Row>(sql.fenced.upsert, [...params, ...checked]);
+    checkFence(fence, rows[0]?.fence_epoch);
+    const version = rows[0]?.version;
+    return version === null || version === undefined ? null : Number(version);
+  };
+
   const countOn = async (on: Queryable, address: ScopeAddress, prefix: string, leaf: boolean) => {
     if (leaf) {
       const { low, high } = prefixRange(prefix);
@@ -77,10 +110,15 @@ export function createResourceStore(
    * advisory lock, so the live check, the count and the insert of every capped create under that prefix run
    * one at a time across hosts (see the README's "Capped creates").
    */
-  const insertCapped = (address: ScopeAddress, key: string, json: string, cap: WriteCap) =>
+  const insertCapped = (address: ScopeAddress, key: string, json: string, cap: WriteCap, fence?: Fence) =>
     db.transaction(async (tx): Promise<CasResult<JsonObject>> => {
       const leaf = cap.leaf === true;
       await tx.query(sql.capLock, [JSON.stringify([schema, ...scope(address), cap.prefix, leaf])]);
+      if (fence !== undefined) {
+        // The request's row stays locked FOR SHARE until this transaction commits: no claim lands before the insert.
+        const { rows } = await tx.query<{ fence_epoch: unknown }>(sql.fenced.lock, [fence.requestId]);
+        checkFence(fence, rows[0]?.fence_epoch);
+      }
       const live = await getStateOn(tx, address, key);
       if (live !== null) return refused(live);
       if ((await countOn(tx, address, cap.prefix, leaf)) >= cap.max)
@@ -99,41 +137,57 @@ export function createResourceStore(
   return {
     getState,
 
-    async putState(address, key, state, condition) {
+    async putState(address, key, state, condition, fence) {
       const json = stateText(state, "resource state");
+      if (fence !== undefined) fenceParams(fence);
       const cap = condition.type === "absent" ? condition.cap : undefined;
       if (cap !== undefined) {
         checkCap(cap);
         return writes.run(
           writeId(address, key),
           condition,
-          () => insertCapped(address, key, json, cap),
+          () => insertCapped(address, key, json, cap, fence),
           json,
         );
       }
       const write = async (): Promise<CasResult<JsonObject>> => {
         const params = [...at(address, key), json, Date.now()];
-        const { rows } =
-          condition.type === "absent"
-            ? await db.query<{ version: unknown }>(sql.insertAbsent, params)
-            : condition.type === "version"
-              ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
-              : await db.query<{ version: unknown }>(sql.upsert, params);
-        return rows[0] ? { ok: true, version: Number(rows[0].version) } : lost(address, key);
+        const version =
+          fence === undefined
+            ? await unfencedPut(params, condition)
+            : await fencedPut(params, condition, fence);
+        return version === null ? lost(address, key) : { ok: true, version };
       };
       return writes.run(writeId(address, key), condition, write, json);
     },
 
-    async deleteState(address, key, condition) {
+    async deleteState(address, key, condition, fence) {
+      if (fence !== undefined) fenceParams(fence);
       if (condition.type === "absent") {
-        // "Delete only if nothing is there" deletes nothing: it succeeds when the key is absent.
+        // "Delete only if nothing is there" deletes nothing: it succeeds when the key is absent. With nothing
+        // to write there is nothing to hold the request's row for; a stale run is still told it lost its claim.
+        if (fence !== undefined) {
+          const { rows } = await db.query<{ fence_epoch: unknown }>(sql.fenced.read, [fence.requestId]);
+          checkFence(fence, rows[0]?.fence_epoch);
+        }
         const record = await getState(address, key);
         return record ? refused(record) : deletedNothing(address, key);
       }
       const write = async (): Promise<CasResult<JsonObject>> => {
         const expected = condition.type === "version" ? condition.version : null;
-        const { rows } = await db.query<{ version: unknown }>(sql.delete, [...at(address, key), expected]);
-        if (rows[0]) return { ok: true, version: Number(rows[0].version) };
+        const params = [...at(address, key), expected];
+        let version: unknown;
+        if (fence === undefined) {
+          version = (await db.query<{ version: unknown }>(sql.delete, params)).rows[0]?.version;
+        } else {
+          const { rows } = await db.query<{ fence_epoch: unknown; version: unknown }>(sql.fenced.delete, [
+            ...params,
+            ...fenceParams(fence),
+          ]);
+          checkFence(fence, rows[0]?.fence_epoch);
+          version = rows[0]?.version;
+        }
+        if (version !== null && version !== undefined) return { ok: true, version: Number(version) };
         return condition.type === "version" ? lost(address, key) : deletedNothing(address, key);
       };
       return writes.run(writeId(address, key), condition, write, null);
@@ -169,12 +223,29 @@ export function createResourceStore(
       return rows[0] ? rows[0].body : null;
     },
 
-    async putContent(address, key, content) {
-      await db.query(sql.putContent, [...at(address, key), content]);
+    async putContent(address, key, content, fence) {
+      if (fence === undefined) {
+        await db.query(sql.putContent, [...at(address, key), content]);
+        return;
+      }
+      const { rows } = await db.query<{ fence_epoch: unknown }>(sql.fenced.putContent, [
+        ...at(address, key),
+        content,
+        ...fenceParams(fence),
+      ]);
+      checkFence(fence, rows[0]?.fence_epoch);
     },
 
-    async deleteContent(address, key) {
-      await db.query(sql.deleteContent, at(address, key));
+    async deleteContent(address, key, fence) {
+      if (fence === undefined) {
+        await db.query(sql.deleteContent, at(address, key));
+        return;
+      }
+      const { rows } = await db.query<{ fence_epoch: unknown }>(sql.fenced.deleteContent, [
+        ...at(address, key),
+        ...fenceParams(fence),
+      ]);
+      checkFence(fence, rows[0]?.fence_epoch);
     },
   };
 }

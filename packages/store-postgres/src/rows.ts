@@ -88,6 +88,7 @@ export function toRequest(row: Row): RequestRecord {
   if (typeof row.claim_host === "string" && row.claim_until !== null && row.claim_until !== undefined) {
     record.claim = { hostId: row.claim_host, until: Number(row.claim_until) };
   }
+  if (row.epoch !== null && row.epoch !== undefined) record.epoch = Number(row.epoch);
   const startedAt = optionalText(row.started_at);
   if (startedAt !== undefined) record.startedAt = startedAt;
   const completedAt = optionalText(row.completed_at);

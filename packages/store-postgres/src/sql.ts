@@ -55,7 +55,7 @@ const SESSION_COLUMNS =
 
 const REQUEST_COLUMNS =
   "id, session_id, flow_id, flow_kind, action, user_id, org_id, status, input::text AS input, output::text AS output, " +
-  "error::text AS error, metadata::text AS metadata, durable, claim_host, claim_until, version, created_at, started_at, completed_at";
+  "error::text AS error, metadata::text AS metadata, durable, claim_host, claim_until, epoch, version, created_at, started_at, completed_at";
 
 const RESOURCE_COLUMNS = "key, state::text AS state, version, created_at, accessed_at";
 
@@ -63,6 +63,22 @@ const TERMINAL = "('completed', 'failed', 'aborted')";
 
 const SCOPE_WHERE = "scope = $1 AND scope_id = $2 AND bucket = $3";
 const KEY_WHERE = `${SCOPE_WHERE} AND key = $4`;
+
+/**
+ * The head of a fenced write (see `fence.ts`): the request's row (id `$<r>`), read FOR SHARE. The lock is held
+ * until the write commits, and a claim is an UPDATE of that row, which waits for it: no claim commits between
+ * this check and the write. (FOR KEY SHARE would not do: a claim changes no key column, so its UPDATE takes FOR NO
+ * KEY UPDATE, which FOR KEY SHARE lets through.) A claim that committed before the lock is seen: read committed
+ * re-reads a row updated meanwhile. MATERIALIZED: read once, shared by the write and the statement's answer.
+ */
+const fenceCte = (requests: string, r: number) =>
+  `fence AS MATERIALIZED (SELECT coalesce(epoch, 0) AS epoch FROM ${requests} WHERE id = $${r} FOR SHARE)`;
+
+/** The fenced write's own condition: the request exists and no claim newer than epoch `$<e>` has been made. */
+const fenceHolds = (e: number) => `EXISTS (SELECT 1 FROM fence WHERE epoch <= $${e}::bigint)`;
+
+/** A fenced statement's answer, always one row: the stored epoch (NULL: no such request), and what it returns. */
+const FENCE_EPOCH = "(SELECT epoch FROM fence) AS fence_epoch";
 
 export function buildSql(n: TableNames) {
   return {
@@ -93,8 +109,8 @@ export function buildSql(n: TableNames) {
 
     requests: {
       insert: `INSERT INTO ${n.requests} (id, session_id, flow_id, flow_kind, action, user_id, org_id, status, input, output, error, metadata,
-          durable, claim_host, claim_until, version, created_at, started_at, completed_at, completed_ms)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10::json, $11::json, $12::json, $13, $14, $15, $16, $17, $18, $19, $20)
+          durable, claim_host, claim_until, version, created_at, started_at, completed_at, completed_ms, epoch)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10::json, $11::json, $12::json, $13, $14, $15, $16, $17, $18, $19, $20, $21)
         ON CONFLICT (id) DO NOTHING RETURNING id`,
       get: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests} WHERE id = $1`,
       /**
@@ -111,6 +127,7 @@ export function buildSql(n: TableNames) {
           started_at = COALESCE($12::text, started_at),
           completed_at = COALESCE($13::text, completed_at),
           completed_ms = CASE WHEN $13::text IS NULL THEN completed_ms ELSE $14::bigint END,
+          epoch = COALESCE($15::bigint, epoch),
           version = version + 1
         WHERE id = $1 AND version = $2 RETURNING ${REQUEST_COLUMNS}`,
       listByStatus: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests}
@@ -136,6 +153,21 @@ export function buildSql(n: TableNames) {
           INSERT INTO ${n.events} (request_id, seq, type, at, data) SELECT $1, last_seq, $2, $3, $4::json FROM next RETURNING seq
         )
         SELECT seq, pg_notify($5::text, seq::text || ':' || $6::text)::text AS notified FROM ins`,
+      /**
+       * `appendEvent` under a fence (`$8` the fenced request, the event's own in practice; `$9` the epoch). One row:
+       * `fence_epoch` (NULL: no such request), `seq` (NULL: nothing appended).
+       */
+      appendEventFenced: `WITH ${fenceCte(n.requests, 8)}, request AS MATERIALIZED (
+          SELECT status FROM ${n.requests} WHERE id = $1 FOR SHARE
+        ), next AS (
+          INSERT INTO ${n.eventSeq} AS s (request_id, last_seq)
+          SELECT $1, 1 WHERE ${fenceHolds(9)} AND ($7::boolean OR NOT EXISTS (SELECT 1 FROM request WHERE status IN ${TERMINAL}))
+          ON CONFLICT (request_id) DO UPDATE SET last_seq = s.last_seq + 1 RETURNING last_seq
+        ), ins AS (
+          INSERT INTO ${n.events} (request_id, seq, type, at, data) SELECT $1, last_seq, $2, $3, $4::json FROM next RETURNING seq
+        )
+        SELECT ${FENCE_EPOCH}, (SELECT seq FROM ins) AS seq,
+          (SELECT pg_notify($5::text, seq::text || ':' || $6::text) FROM ins)::text AS notified`,
       readEvents: `SELECT seq, type, request_id, at, data::text AS data FROM ${n.events}
         WHERE request_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       lastSeq: `SELECT last_seq FROM ${n.eventSeq} WHERE request_id = $1`,
@@ -190,6 +222,26 @@ export function buildSql(n: TableNames) {
       updateVersion: `UPDATE ${n.scopeState} SET value = $4::json, version = version + 1 WHERE ${SCOPE_WHERE} AND version = $5 RETURNING version`,
       upsert: `INSERT INTO ${n.scopeState} AS t (scope, scope_id, bucket, value, version) VALUES ($1, $2, $3, $4::json, 1)
         ON CONFLICT (scope, scope_id, bucket) DO UPDATE SET value = EXCLUDED.value, version = t.version + 1 RETURNING version`,
+      /**
+       * The same three writes under a fence: the parameters above, then the request id and the fence's epoch. Each
+       * answers one row: `fence_epoch` and `version` (NULL: the write did not land).
+       */
+      fenced: {
+        insert: `WITH ${fenceCte(n.requests, 5)}, w AS (
+            INSERT INTO ${n.scopeState} (scope, scope_id, bucket, value, version)
+            SELECT $1::text, $2::text, $3::text, $4::json, 1 WHERE ${fenceHolds(6)}
+            ON CONFLICT (scope, scope_id, bucket) DO NOTHING RETURNING version
+          ) SELECT ${FENCE_EPOCH}, (SELECT version FROM w) AS version`,
+        updateVersion: `WITH ${fenceCte(n.requests, 6)}, w AS (
+            UPDATE ${n.scopeState} SET value = $4::json, version = version + 1
+            WHERE ${SCOPE_WHERE} AND version = $5 AND ${fenceHolds(7)} RETURNING version
+          ) SELECT ${FENCE_EPOCH}, (SELECT version FROM w) AS version`,
+        upsert: `WITH ${fenceCte(n.requests, 5)}, w AS (
+            INSERT INTO ${n.scopeState} AS t (scope, scope_id, bucket, value, version)
+            SELECT $1::text, $2::text, $3::text, $4::json, 1 WHERE ${fenceHolds(6)}
+            ON CONFLICT (scope, scope_id, bucket) DO UPDATE SET value = EXCLUDED.value, version = t.version + 1 RETURNING version
+          ) SELECT ${FENCE_EPOCH}, (SELECT version FROM w) AS version`,
+      },
     },
 
     resources: {
@@ -252,6 +304,48 @@ export function buildSql(n: TableNames) {
       putContent: `INSERT INTO ${n.contents} (scope, scope_id, bucket, key, body) VALUES ($1, $2, $3, $4, $5)
         ON CONFLICT (scope, scope_id, bucket, key) DO UPDATE SET body = EXCLUDED.body`,
       deleteContent: `DELETE FROM ${n.contents} WHERE ${KEY_WHERE}`,
+      /**
+       * The writes above under a fence: their parameters, then the request id and the fence's epoch. Each answers
+       * one row: `fence_epoch`, and `version` where the write returns one (NULL: it did not land).
+       */
+      fenced: {
+        /** Inside a capped create's transaction, after the cap lock: the row lock lasts until it commits. */
+        lock: `SELECT coalesce(epoch, 0) AS fence_epoch FROM ${n.requests} WHERE id = $1 FOR SHARE`,
+        /** The epoch alone, for a delete that writes nothing (`absent`): no write to hold the lock for. */
+        read: `SELECT coalesce(epoch, 0) AS fence_epoch FROM ${n.requests} WHERE id = $1`,
+        insertAbsent: `WITH ${fenceCte(n.requests, 7)}, w AS (
+            INSERT INTO ${n.resources} AS r (scope, scope_id, bucket, key, state, version, deleted, created_at, accessed_at)
+            SELECT $1::text, $2::text, $3::text, $4::bytea, $5::json, 1, false, $6::bigint, $6::bigint WHERE ${fenceHolds(8)}
+            ON CONFLICT (scope, scope_id, bucket, key) DO UPDATE SET state = EXCLUDED.state, version = r.version + 1, deleted = false,
+              created_at = EXCLUDED.created_at, accessed_at = EXCLUDED.accessed_at
+            WHERE r.deleted RETURNING version
+          ) SELECT ${FENCE_EPOCH}, (SELECT version FROM w) AS version`,
+        updateVersion: `WITH ${fenceCte(n.requests, 8)}, w AS (
+            UPDATE ${n.resources} SET state = $5::json, version = version + 1, accessed_at = $6
+            WHERE ${KEY_WHERE} AND NOT deleted AND version = $7 AND ${fenceHolds(9)} RETURNING version
+          ) SELECT ${FENCE_EPOCH}, (SELECT version FROM w) AS version`,
+        upsert: `WITH ${fenceCte(n.requests, 7)}, w AS (
+            INSERT INTO ${n.resources} AS r (scope, scope_id, bucket, key, state, version, deleted, created_at, accessed_at)
+            SELECT $1::text, $2::text, $3::text, $4::bytea, $5::json, 1, false, $6::bigint, $6::bigint WHERE ${fenceHolds(8)}
+            ON CONFLICT (scope, scope_id, bucket, key) DO UPDATE SET state = EXCLUDED.state, version = r.version + 1, deleted = false,
+              created_at = CASE WHEN r.deleted THEN EXCLUDED.created_at ELSE r.created_at END, accessed_at = EXCLUDED.accessed_at
+            RETURNING version
+          ) SELECT ${FENCE_EPOCH}, (SELECT version FROM w) AS version`,
+        delete: `WITH ${fenceCte(n.requests, 6)}, d AS (
+            UPDATE ${n.resources} SET deleted = true, state = NULL, version = version + 1
+            WHERE ${KEY_WHERE} AND NOT deleted AND ($5::bigint IS NULL OR version = $5::bigint) AND ${fenceHolds(7)} RETURNING version
+          ), c AS (
+            DELETE FROM ${n.contents} WHERE ${KEY_WHERE} AND (EXISTS (SELECT 1 FROM d) OR $5::bigint IS NULL) AND ${fenceHolds(7)}
+          ) SELECT ${FENCE_EPOCH}, (SELECT version FROM d) AS version`,
+        putContent: `WITH ${fenceCte(n.requests, 6)}, w AS (
+            INSERT INTO ${n.contents} (scope, scope_id, bucket, key, body)
+            SELECT $1::text, $2::text, $3::text, $4::bytea, $5::text WHERE ${fenceHolds(7)}
+            ON CONFLICT (scope, scope_id, bucket, key) DO UPDATE SET body = EXCLUDED.body
+          ) SELECT ${FENCE_EPOCH}`,
+        deleteContent: `WITH ${fenceCte(n.requests, 5)}, w AS (
+            DELETE FROM ${n.contents} WHERE ${KEY_WHERE} AND ${fenceHolds(6)}
+          ) SELECT ${FENCE_EPOCH}`,
+      },
     },
   };
 }

@@ -3,14 +3,17 @@
  * over Postgres stores on the schema the test chose, on an ephemeral port. Prints `listening <url>`
  * once it serves, and shuts down cleanly on SIGTERM.
  *
- * Environment: DATABASE_URL, FLOWRT_TEST_SCHEMA, FLOWRT_TEST_HOST (a name), FLOWRT_TEST_LEASE_MS.
+ * Environment: DATABASE_URL, FLOWRT_TEST_SCHEMA, FLOWRT_TEST_HOST (a name), FLOWRT_TEST_LEASE_MS,
+ * FLOWRT_TEST_RECOVERY_MS (the host's `recoveryIntervalMs`, default 200; `0` turns its periodic passes off),
+ * FLOWRT_TEST_LOG (`1`: warnings and errors go to stderr as JSON lines, the engine's default logger).
  */
 import type { AddressInfo } from "node:net";
-import { createFlowHost, silentLogger } from "@flowrt/engine";
+import { createFlowHost, defaultLogger, silentLogger } from "@flowrt/engine";
 import { createFlowRouter } from "@flowrt/express";
 import express from "express";
 import { createPostgresStores } from "../stores.js";
 import { board } from "./board-flow.js";
+import { pauser } from "./pause-flow.js";
 
 const connectionString = process.env.DATABASE_URL;
 const schema = process.env.FLOWRT_TEST_SCHEMA;
@@ -21,12 +24,12 @@ if (!connectionString || !schema) {
 
 const stores = createPostgresStores({ connectionString, schema, max: 20 });
 const host = createFlowHost({
-  flows: [board],
+  flows: [board, pauser],
   stores,
-  logger: silentLogger,
+  logger: process.env.FLOWRT_TEST_LOG === "1" ? defaultLogger : silentLogger,
   hostId: process.env.FLOWRT_TEST_HOST,
   leaseMs: Number(process.env.FLOWRT_TEST_LEASE_MS ?? 5_000),
-  recoveryIntervalMs: 200,
+  recoveryIntervalMs: Number(process.env.FLOWRT_TEST_RECOVERY_MS ?? 200),
 });
 await host.start(); // runs stores.setup(): both hosts migrate the same fresh schema at once
 const app = express();

@@ -15,8 +15,16 @@ export interface HostProcess {
   child: ChildProcess;
   /** Everything the process wrote to stdout so far. */
   stdout(): string;
+  /** Everything the process wrote to stderr so far (its log, with `log: true`). */
+  stderr(): string;
   /** Resolves with the first match of `pattern` in stdout, waiting for it when needed. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** The same on stderr. */
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** SIGSTOP: the process freezes where it is (a long GC pause, a frozen VM), holding its claims. */
+  freeze(): void;
+  /** SIGCONT: a frozen process goes on from where it was. */
+  thaw(): void;
   /** SIGTERM, and waits for the process to exit. */
   stop(): Promise<void>;
   /** SIGKILL: the host dies mid-whatever, leaving its claims behind. */
@@ -25,7 +33,16 @@ export interface HostProcess {
 
 export async function startHost(
   name: string,
-  options: { databaseUrl: string; schema: string; leaseMs?: number; hang?: boolean },
+  options: {
+    databaseUrl: string;
+    schema: string;
+    leaseMs?: number;
+    hang?: boolean;
+    /** The host's `recoveryIntervalMs`. @default 200 */
+    recoveryIntervalMs?: number;
+    /** Warnings and errors to stderr (see {@link HostProcess.waitForLog}). @default false */
+    log?: boolean;
+  },
 ): Promise<HostProcess> {
   const child = spawn(process.execPath, ["--conditions=@flowrt/source", "--import", "tsx", SCRIPT], {
     env: {
@@ -35,6 +52,10 @@ export async function startHost(
       FLOWRT_TEST_HOST: name,
       FLOWRT_TEST_LEASE_MS: String(options.leaseMs ?? 5_000),
       ...(options.hang ? { FLOWRT_TEST_HANG: "1" } : {}),
+      ...(options.recoveryIntervalMs === undefined
+        ? {}
+        : { FLOWRT_TEST_RECOVERY_MS: String(options.recoveryIntervalMs) }),
+      ...(options.log ? { FLOWRT_TEST_LOG: "1" } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -47,13 +68,14 @@ export async function startHost(
   });
   child.stderr?.on("data", (chunk: Buffer) => {
     err += chunk.toString();
+    for (const watcher of watchers) watcher();
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
-  const waitForOutput = (pattern: RegExp, timeoutMs = 20_000) =>
+  const waitFor = (stream: "stdout" | "stderr", pattern: RegExp, timeoutMs = 20_000) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
       const check = () => {
-        const match = pattern.exec(out);
+        const match = pattern.exec(stream === "stdout" ? out : err);
         if (!match) return false;
         finish();
         resolve(match);
@@ -61,7 +83,7 @@ export async function startHost(
       };
       const timer = setTimeout(() => {
         finish();
-        reject(new Error(`host ${name}: no ${pattern} on stdout within ${timeoutMs} ms.\n${out}\n${err}`));
+        reject(new Error(`host ${name}: no ${pattern} on ${stream} within ${timeoutMs} ms.\n${out}\n${err}`));
       }, timeoutMs);
       const onExit = () => {
         if (check()) return;
@@ -84,13 +106,18 @@ export async function startHost(
     await exited;
   };
 
+  const waitForOutput = (pattern: RegExp, timeoutMs?: number) => waitFor("stdout", pattern, timeoutMs);
   const [, url] = await waitForOutput(/listening (\S+)/);
   return {
     name,
     url: url!,
     child,
     stdout: () => out,
+    stderr: () => err,
     waitForOutput,
+    waitForLog: (pattern, timeoutMs) => waitFor("stderr", pattern, timeoutMs),
+    freeze: () => void child.kill("SIGSTOP"),
+    thaw: () => void child.kill("SIGCONT"),
     stop: () => signal("SIGTERM"),
     kill: () => signal("SIGKILL"),
   };

@@ -3,7 +3,7 @@
  * engine's `incState` does) and a raw `UPDATE … SET n = n + 1`, the floor a SQL counter costs. Both
  * check that every increment landed before reporting a throughput.
  */
-import type { ScopeAddress } from "@flowrt/core";
+import type { Fence, ScopeAddress } from "@flowrt/core";
 import type { PostgresStores } from "@flowrt/store-postgres";
 import type pg from "pg";
 
@@ -40,13 +40,14 @@ export async function rawIncrements(
 /**
  * Each worker keeps the last value it saw, as an `incState` handle does: it computes the next value from
  * it, swaps it in if the version still matches, and on a lost race adopts the current value the store
- * returned and tries again.
+ * returned and tries again. With a `fence`, every write carries it, as a durable run's writes do.
  */
 export async function casIncrements(
   stores: PostgresStores,
   key: string,
   workers: number,
   each: number,
+  fence?: Fence,
 ): Promise<{ opsPerSec: number; attemptsPerIncrement: number }> {
   const address: ScopeAddress = { scope: "org", scopeId: "bench", bucket: "shared" };
   let attempts = 0;
@@ -61,6 +62,7 @@ export async function casIncrements(
           key,
           { n: (seen?.n ?? 0) + 1 },
           seen ? { type: "version", version: seen.version } : { type: "absent" },
+          fence,
         );
         if (result.ok) {
           seen = { n: (seen?.n ?? 0) + 1, version: result.version };
@@ -75,4 +77,26 @@ export async function casIncrements(
     throw new Error(`compare-and-swap counter ended at ${String(final?.state.n)}, not ${workers * each}`);
   }
   return { opsPerSec: (workers * each) / seconds, attemptsPerIncrement: attempts / (workers * each) };
+}
+
+/** A running request claimed once (epoch 1): fenced increments run under its current claim, so none is refused. */
+export async function claimedRequest(stores: PostgresStores, id: string): Promise<Fence> {
+  const created = await stores.requests.create({
+    id,
+    sessionId: "bench",
+    flowId: "bench",
+    flowKind: "bench",
+    action: "inc",
+    userId: "bench",
+    status: "running",
+    input: null,
+    metadata: {},
+    durable: true,
+    claim: { hostId: "bench", until: Date.now() + 3_600_000 },
+    epoch: 1,
+    version: 2,
+    createdAt: new Date().toISOString(),
+  });
+  if (!created) throw new Error(`request ${id} exists already`);
+  return { requestId: id, epoch: 1 };
 }

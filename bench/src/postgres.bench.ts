@@ -6,7 +6,12 @@
  *    and every figure is measured through the store API.
  * 2. 64 concurrent `incState`-style compare-and-swap increments of one key through the store API,
  *    beside a raw `UPDATE … SET n = n + 1` through the same pool (target: ≥ 0.5× its throughput,
- *    every increment landing).
+ *    every increment landing), without and with a fence (a durable run's writes, under one request's
+ *    current claim).
+ * 3. Durable-action throughput through `host.invoke`, fenced, with fences stripped, and (with
+ *    `BENCH_BASELINE`) on a baseline revision (postgres-durable.ts).
+ *
+ * `POSTGRES_BENCH_SECTIONS` (comma-separated `sizes`, `increments`, `durable`; default all) runs fewer.
  */
 import { randomBytes } from "node:crypto";
 import { availableParallelism, loadavg } from "node:os";
@@ -14,7 +19,8 @@ import type { ScopeAddress } from "@flowrt/core";
 import { createPostgresStores, type PostgresStores } from "@flowrt/store-postgres";
 import pg from "pg";
 import { formatTable, type Measurement, measure } from "./measure.js";
-import { casIncrements, rawIncrements } from "./postgres-increments.js";
+import { durableTable } from "./postgres-durable.js";
+import { casIncrements, claimedRequest, rawIncrements } from "./postgres-increments.js";
 import { benchKey, bulkLoad } from "./postgres-populate.js";
 
 const address: ScopeAddress = { scope: "session", scopeId: "bench", bucket: "shared" };
@@ -94,27 +100,34 @@ export async function run(): Promise<string> {
   }
   const ms = Number(process.env.BENCH_MS ?? 1000);
   const sizes = (process.env.BENCH_POSTGRES_SIZES ?? "1000,100000,1000000").split(",").map(Number);
+  const sections = new Set((process.env.POSTGRES_BENCH_SECTIONS ?? "sizes,increments,durable").split(","));
   const pool = new pg.Pool({ connectionString: url, max: 16 });
   try {
-    const results: SizeResult[] = [];
-    for (const n of sizes) results.push(await benchSize(pool, n, ms));
-    const small = results[0]!;
-    const large = results.at(-1)!;
-    const at = `${large.n} vs ${small.n} items (medians)`;
-
-    const increments = await incrementsTable(pool);
+    const [loadAtStart] = loadavg();
+    const parts: string[] = [];
+    if (sections.has("sizes")) {
+      const results: SizeResult[] = [];
+      for (const n of sizes) results.push(await benchSize(pool, n, ms));
+      const small = results[0]!;
+      const large = results.at(-1)!;
+      const at = `${large.n} vs ${small.n} items (medians)`;
+      parts.push(
+        formatTable(sizeRows(results)),
+        "",
+        verdict(`page, first 50, at ${at}`, small.firstPage.p50Us, large.firstPage.p50Us, 2),
+        verdict(`page by prefix at ${at}`, small.prefixPage.p50Us, large.prefixPage.p50Us, 2),
+        verdict(`count at ${at}`, small.countCollection.p50Us, large.countCollection.p50Us, 2),
+        verdict(`count by prefix at ${at}`, small.countPrefix.p50Us, large.countPrefix.p50Us, 2),
+        "",
+      );
+    }
+    if (sections.has("increments")) parts.push(await incrementsTable(pool), "");
+    if (sections.has("durable")) parts.push(await durableTable(), "");
     const [load1] = loadavg();
     return [
-      `_Server: ${(await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v}; ${availableParallelism()} cores, load average ${load1?.toFixed(1)} at the end._`,
+      `_Server: ${(await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v}; ${availableParallelism()} cores, load average ${loadAtStart?.toFixed(1)} at the start, ${load1?.toFixed(1)} at the end._`,
       "",
-      formatTable(sizeRows(results)),
-      "",
-      verdict(`page, first 50, at ${at}`, small.firstPage.p50Us, large.firstPage.p50Us, 2),
-      verdict(`page by prefix at ${at}`, small.prefixPage.p50Us, large.prefixPage.p50Us, 2),
-      verdict(`count at ${at}`, small.countCollection.p50Us, large.countCollection.p50Us, 2),
-      verdict(`count by prefix at ${at}`, small.countPrefix.p50Us, large.countPrefix.p50Us, 2),
-      "",
-      increments,
+      ...parts,
     ].join("\n");
   } finally {
     await pool.end();
@@ -128,30 +141,45 @@ async function incrementsTable(pool: pg.Pool): Promise<string> {
   const each = Number(process.env.BENCH_INCREMENTS_EACH ?? 50);
   try {
     await stores.setup();
-    // Alternate the two, three rounds each, and compare medians: the server's state drifts over a run.
+    const fence = await claimedRequest(stores, "bench-request");
+    // Rotate the three, three rounds each, and compare medians: the server's state drifts over a run.
     const raw: number[] = [];
     const cas: Array<{ opsPerSec: number; attemptsPerIncrement: number }> = [];
+    const fenced: Array<{ opsPerSec: number; attemptsPerIncrement: number }> = [];
+    const kinds = [
+      async (round: number) => raw.push(await rawIncrements(pool, schema, `raw-${round}`, workers, each)),
+      async (round: number) => cas.push(await casIncrements(stores, `cas-${round}`, workers, each)),
+      async (round: number) =>
+        fenced.push(await casIncrements(stores, `fenced-${round}`, workers, each, fence)),
+    ];
     for (let round = 0; round < 3; round++) {
-      raw.push(await rawIncrements(pool, schema, `raw-${round}`, workers, each));
-      cas.push(await casIncrements(stores, `cas-${round}`, workers, each));
+      for (let i = 0; i < kinds.length; i++) await kinds[(round + i) % kinds.length]!(round);
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const rawOps = median(raw);
+    const row = (label: string, runs: typeof cas) => ({
+      "increments of one key": `${workers} concurrent × ${each}`,
+      writes: label,
+      "ops/s": Math.round(median(runs.map((c) => c.opsPerSec))),
+      "raw UPDATE n = n + 1 ops/s": Math.round(rawOps),
+      "ratio to raw": median(runs.map((c) => c.opsPerSec)) / rawOps,
+      "CAS attempts per increment (stale ones lose in-process)": median(
+        runs.map((c) => c.attemptsPerIncrement),
+      ),
+      "pool connections": 16,
+    });
+    const verdictOf = (label: string, runs: typeof cas) => {
+      const ratio = median(runs.map((c) => c.opsPerSec)) / rawOps;
+      return `- ${label} compare-and-swap vs raw UPDATE throughput: ${ratio.toFixed(2)}× ${ratio >= 0.5 ? "(meets" : "(MISSES"} ≥ 0.5×)`;
+    };
     const casOps = median(cas.map((c) => c.opsPerSec));
-    const attempts = median(cas.map((c) => c.attemptsPerIncrement));
-    const ratio = casOps / rawOps;
+    const fencedOps = median(fenced.map((c) => c.opsPerSec));
     return [
-      formatTable([
-        {
-          "increments of one key": `${workers} concurrent × ${each}`,
-          "raw UPDATE n = n + 1 ops/s": Math.round(rawOps),
-          "store CAS (incState-style) ops/s": Math.round(casOps),
-          "CAS attempts per increment (stale ones lose in-process)": attempts,
-          "pool connections": 16,
-        },
-      ]),
+      formatTable([row("store CAS (incState-style)", cas), row("store CAS, fenced", fenced)]),
       "",
-      `- compare-and-swap vs raw UPDATE throughput: ${ratio.toFixed(2)}× ${ratio >= 0.5 ? "(meets" : "(MISSES"} ≥ 0.5×); every increment landed in all ${2 * 3} rounds`,
+      verdictOf("unfenced", cas),
+      verdictOf("fenced", fenced),
+      `- fenced ÷ unfenced: ${(fencedOps / casOps).toFixed(2)}×; every increment landed in all ${3 * 3} rounds`,
     ].join("\n");
   } finally {
     await stores.close();

@@ -1,7 +1,7 @@
 import { FlowError, type PrincipalResolutionRequest } from "@flowrt/core";
 import type { Caller } from "../host/types.js";
+import { decodeUtf8 } from "../utf8.js";
 import type { HttpRequest } from "./types.js";
-import { decodeUtf8 } from "./utf8.js";
 
 /** The default body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

@@ -1,8 +1,22 @@
 import type { FlowHost } from "../host/flow-host.js";
-import { receiveWebhook } from "../webhooks/receive-webhook.js";
+import { receiveWebhook, type WebhookOutcome } from "../webhooks/receive-webhook.js";
 import { httpCaller } from "./request-body.js";
 import type { Route } from "./router.js";
-import { json } from "./types.js";
+import { type HttpResponse, json } from "./types.js";
+
+/** A delivery's outcome as the specification answers it: 202 accepted or ignored, 200 a handshake, else a problem. */
+function webhookResponse(outcome: WebhookOutcome): HttpResponse {
+  switch (outcome.kind) {
+    case "accepted":
+      return json(202, { requestId: outcome.requestId });
+    case "ignored":
+      return json(202, { ignored: true, reason: outcome.reason });
+    case "acknowledged":
+      return json(200, outcome.body);
+    case "refused":
+      throw outcome.error;
+  }
+}
 
 /** `POST /:flowKind/webhooks/:provider`: verified over the exact bytes, answered before the handler runs. */
 export const webhookRoute: Route<{ host: FlowHost }> = {
@@ -15,7 +29,6 @@ export const webhookRoute: Route<{ host: FlowHost }> = {
       rawBody: req.rawBody ?? new Uint8Array(),
       headers: req.headers,
     });
-    const outcome = await receiveWebhook(host, flowKind!, provider!, caller);
-    return json(outcome.status, outcome.body);
+    return webhookResponse(await receiveWebhook(host, flowKind!, provider!, caller));
   },
 };

@@ -4,11 +4,11 @@
  * started) when the parent SIGKILLs it.
  */
 import type { FlowStores } from "@flowrt/core";
+import { createHttpHandler } from "@flowrt/engine";
 import { createFsStores } from "@flowrt/store-fs";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import { createFlowHost } from "../../host/flow-host.js";
 import { silentLogger } from "../../host/logger.js";
-import { createHttpHandler } from "../../http/handler.js";
 import { ledger, ledgerProviders } from "./webhook-durable-flow.js";
 import { SECRET, serveOverSocket } from "./webhook-harness.js";
 

@@ -8,12 +8,11 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FlowStores, NewRequestEvent, RequestRecord, RequestStatus, SessionRecord } from "@flowrt/core";
+import { createHttpHandler, type HttpHandler, type HttpResponse } from "@flowrt/engine";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { createFlowHost, type FlowHost } from "../../host/flow-host.js";
 import { silentLogger } from "../../host/logger.js";
 import type { FlowHostOptions } from "../../host/types.js";
-import { createHttpHandler, type HttpHandler } from "../../http/handler.js";
-import type { HttpResponse } from "../../http/types.js";
 
 export const SECRET = "whsec_transport_test";
 export const BASE_PATH = "/api/flows";

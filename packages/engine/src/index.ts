@@ -31,14 +31,8 @@ export {
 } from "./http/handler.js";
 export { type ProblemDetails, problemFor, STATUS_BY_CODE, statusForError } from "./http/problem.js";
 export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseCookies } from "./http/request-body.js";
-export {
-  formatSseEvent,
-  type HttpRequest,
-  type HttpResponse,
-  json,
-  SSE_HEADERS,
-  type SseStream,
-} from "./http/types.js";
+export { formatSseEvent, SSE_HEADERS, SSE_PING, type SseStream, sseFrames } from "./http/sse.js";
+export { type HttpRequest, type HttpResponse, json } from "./http/types.js";
 export { streamRequestEvents } from "./requests/event-stream.js";
 export { REQUEST_EVENT_TYPES, type RequestEventType, TERMINAL_EVENT_TYPES } from "./requests/event-types.js";
 export {

@@ -1,5 +1,5 @@
 import { ServerResponse } from "node:http";
-import { formatSseEvent, type HttpResponse, type SseStream } from "@flowrt/engine";
+import type { HttpResponse, SseStream } from "@flowrt/engine";
 
 /** Node's own `writeHead`, to tell a response whose `writeHead` a middleware has wrapped. */
 const NODE_WRITE_HEAD = ServerResponse.prototype.writeHead;
@@ -38,28 +38,15 @@ export async function write(res: ServerResponse, chunk: Uint8Array | string): Pr
 }
 
 /**
- * Sends the engine's event stream: one SSE message per event, a `: ping` comment whenever the stream has
- * been idle for `heartbeatMs`, and the end of the response after the last event. Leaving the loop early
- * (client gone) returns the iterator, and the request's signal has already told the engine to stop.
+ * Sends the engine's event stream: its frames (events and `: ping` heartbeats, as exact text), each written
+ * once the previous one is out. Leaving the loop early (client gone) returns the frames' iterator, and the
+ * request's signal has already told the engine to stop.
  */
 async function sendStream(res: ServerResponse, stream: SseStream): Promise<void> {
   res.flushHeaders();
-  let timer: NodeJS.Timeout | undefined;
-  const ping = () => {
-    if (res.destroyed || res.writableEnded) return;
-    // Not waited on: a socket that pushes back drops nothing, and the next event waits for it.
-    writeNow(res, ": ping\n\n");
-    timer = setTimeout(ping, stream.heartbeatMs);
-  };
-  timer = setTimeout(ping, stream.heartbeatMs);
   try {
-    for await (const event of stream.events) {
-      clearTimeout(timer);
-      if (!(await write(res, formatSseEvent(event)))) break;
-      timer = setTimeout(ping, stream.heartbeatMs);
-    }
+    for await (const frame of stream.frames) if (!(await write(res, frame))) break;
   } finally {
-    clearTimeout(timer);
     if (!res.writableEnded) res.end();
   }
 }

@@ -14,7 +14,8 @@ import {
 } from "./request-body.js";
 import { resourceRoutes } from "./resource-routes.js";
 import { type Route, RouteTable } from "./router.js";
-import { type HttpRequest, type HttpResponse, json, SSE_HEADERS } from "./types.js";
+import { SSE_HEADERS, sseStream } from "./sse.js";
+import { type HttpRequest, type HttpResponse, json } from "./types.js";
 import { webhookRoute } from "./webhook-route.js";
 
 export interface HttpHandlerOptions {
@@ -124,13 +125,15 @@ function streamResponse(
   afterSeq: number,
   status = 200,
 ) {
+  const signal = request.signal;
   return {
     status,
     headers: { ...SSE_HEADERS },
-    stream: {
-      events: ctx.host.events(requestId, { afterSeq, ...(request.signal ? { signal: request.signal } : {}) }),
-      heartbeatMs: ctx.heartbeatMs,
-    },
+    stream: sseStream(
+      ctx.host.events(requestId, { afterSeq, ...(signal ? { signal } : {}) }),
+      ctx.heartbeatMs,
+      signal,
+    ),
   } satisfies HttpResponse;
 }
 

@@ -1,4 +1,4 @@
-import type { RequestEvent } from "@flowrt/core";
+import type { SseStream } from "./sse.js";
 
 /** A request as any transport can describe it. Header names are lower-case. */
 export interface HttpRequest {
@@ -13,13 +13,6 @@ export interface HttpRequest {
   rawBody?: Uint8Array;
   /** Aborts when the client goes away (streams stop). */
   signal?: AbortSignal;
-}
-
-export interface SseStream {
-  /** Events to send, in order; the transport writes `id:`, `event:` and `data:` lines. */
-  events: AsyncIterable<RequestEvent>;
-  /** Comment lines (`: ping`) are sent this often while the stream is idle. @default 15_000 */
-  heartbeatMs: number;
 }
 
 export interface HttpResponse {
@@ -60,26 +53,4 @@ class JsonTextResponse implements HttpResponse {
 
 export function jsonText(status: number, bodyText: string): HttpResponse {
   return new JsonTextResponse(status, bodyText);
-}
-
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-cache, no-transform",
-  "x-accel-buffering": "no",
-  connection: "keep-alive",
-};
-
-/** Formats one event as SSE lines. */
-export function formatSseEvent(event: RequestEvent): string {
-  const envelope: Record<string, unknown> = {
-    seq: event.seq,
-    type: event.type,
-    requestId: event.requestId,
-    at: event.at,
-  };
-  // The envelope's fields win over a payload field of the same name.
-  for (const [key, value] of Object.entries(event.data))
-    if (!Object.hasOwn(envelope, key)) envelope[key] = value;
-  const data = JSON.stringify(envelope);
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }

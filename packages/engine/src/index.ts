@@ -26,11 +26,14 @@ export {
   createHttpHandler,
   type HttpHandler,
   type HttpHandlerOptions,
+  problemResponse,
   requestView,
   sessionView,
 } from "./http/handler.js";
+export { createMountedHandler, type MountedHandler, type MountedRequest } from "./http/mount.js";
 export { type ProblemDetails, problemFor, STATUS_BY_CODE, statusForError } from "./http/problem.js";
 export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseCookies } from "./http/request-body.js";
+export type { InboundRequest } from "./http/routes/inbound.js";
 export { formatSseEvent, SSE_HEADERS, SSE_PING, type SseStream, sseFrames } from "./http/sse.js";
 export { type HttpRequest, type HttpResponse, json } from "./http/types.js";
 export { streamRequestEvents } from "./requests/event-stream.js";

@@ -1,23 +1,14 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
-  createHttpHandler,
-  DEFAULT_BODY_LIMIT,
+  createMountedHandler,
   describeError,
   type FlowHost,
-  type HttpRequest,
-  type SourcedInboundRoute,
+  type MountedRequest,
+  problemResponse,
 } from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
-import {
-  inboundMethod,
-  invalidInboundPath,
-  notAResponse,
-  requestUrl,
-  sendWebResponse,
-  toWebRequest,
-} from "./inbound.js";
-import { problem } from "./problem.js";
-import { BodyReadError, bodyAtHand, discardBody, readRawBody } from "./raw-body.js";
+import { checkInboundMethods } from "./inbound.js";
+import { bodyOf } from "./raw-body.js";
 import { sendResponse } from "./send-response.js";
 
 export interface FlowRouterOptions {
@@ -29,38 +20,34 @@ export interface FlowRouterOptions {
 
 const ROUTER_OPTIONS: ReadonlySet<string> = new Set<keyof FlowRouterOptions>(["bodyLimit", "heartbeatMs"]);
 
-function queryOf(search: string): HttpRequest["query"] {
-  const query: Record<string, string | string[]> = {};
-  if (search === "") return query;
-  for (const [name, value] of new URLSearchParams(search)) {
-    const seen = query[name];
-    query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
-  }
-  return query;
-}
-
-/**
- * The engine's view of an Express request. Node's header object is handed on as it is (names are
- * lower-case already); the client-gone signal is made only when an event stream asks for it.
- */
-class ExpressHttpRequest implements HttpRequest {
+/** The engine's view of an Express request; the client-gone signal is made only when the engine asks for it. */
+class ExpressRequest implements MountedRequest {
   readonly method: string;
-  readonly path: string;
+  readonly target: string;
   readonly url: string;
-  readonly query: HttpRequest["query"];
   readonly headers: IncomingHttpHeaders;
-  readonly rawBody: Buffer;
+  readonly rawBody?: Buffer;
+  readonly body?: AsyncIterable<Uint8Array>;
+  readonly #req: Request;
   readonly #res: Response;
 
-  constructor(req: Request, res: Response, relative: string, rawBody: Buffer) {
-    const q = relative.indexOf("?");
+  constructor(req: Request, res: Response) {
     this.method = req.method;
-    this.path = q < 0 ? relative : relative.slice(0, q);
+    this.target = req.url;
     this.url = req.originalUrl;
-    this.query = queryOf(q < 0 ? "" : relative.slice(q + 1));
     this.headers = req.headers;
-    this.rawBody = rawBody;
+    Object.assign(this, bodyOf(req));
+    this.#req = req;
     this.#res = res;
+  }
+
+  /** Protocol and host as Express reports them, so `trust proxy` applies. */
+  get origin(): string {
+    return `${this.#req.protocol}://${this.#req.host || "localhost"}`;
+  }
+
+  get rawHeaders(): readonly string[] {
+    return this.#req.rawHeaders;
   }
 
   get signal(): AbortSignal {
@@ -69,15 +56,11 @@ class ExpressHttpRequest implements HttpRequest {
 }
 
 /**
- * An Express router serving a host's HTTP API under `host.basePath` (default `/api/flows`). It reads the
- * raw body itself for every content type (no `express.json()` needed), hands the request to the engine's
- * transport-neutral handler and writes back what the engine answers, event streams included.
- *
- * Beside the API it mounts the routes of the host's custom inbound adapters (`host.inboundRoutes()`, bound
- * once per host by the host, which also checks their shape): each on its method and its `path`, matched with Express route syntax (`/hooks/:team`) against
- * the full request path where the router is mounted, not relative to `basePath`, and ahead of the API. A
- * route's handler gets a WHATWG `Request` and its `Response` is written back, streamed. A route with a
- * method Express cannot serve, or a path that is not a valid route path, throws here.
+ * An Express router serving a host's HTTP API under `host.basePath` (default `/api/flows`) and the routes
+ * of its custom inbound adapters (`host.inboundRoutes()`). It converts each request for the engine, which
+ * reads the body, matches the path and answers; it writes back what the engine answers, event streams and
+ * streamed bodies included, and passes on what the engine does not serve. A custom inbound route with a
+ * method Node cannot receive, or a path that is not a valid Express route path, throws here.
  *
  * @example
  * await host.start();
@@ -93,128 +76,56 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
       );
     }
   }
-  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const handle = createHttpHandler(host, {
-    bodyLimit,
-    ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
-  });
+  checkInboundMethods(host.inboundRoutes());
+  const handle = createMountedHandler(host, options);
 
-  /**
-   * Answers a request that failed: nothing once the client is gone, a logged and cut connection once the
-   * response has started, the body's 400 or 413, else a generic 500 (the error logged as `message`, with `fields`).
-   */
-  const fail = async (
-    req: Request,
-    res: Response,
-    error: unknown,
-    message: string,
-    fields: Record<string, unknown>,
-  ) => {
-    if (error instanceof BodyReadError && error.status === 499) return;
-    if (res.headersSent) {
-      // Too late for a problem: the failure (not a client that left, which ends a response quietly) is logged.
-      host.logger.error(message, { ...fields, error: describeError(error) });
-      res.destroy();
-      return;
-    }
-    if (error instanceof BodyReadError && error.code !== "client-closed") {
-      await discardBody(req);
-      const extra = error.status === 413 ? { limit: bodyLimit } : {};
-      problem(res, error.code, error.message, extra);
-      return;
-    }
-    host.logger.error(message, { ...fields, error: describeError(error) });
-    problem(res, "internal-error", "An unexpected error occurred.");
-  };
-
-  const serve = async (req: Request, res: Response, relative: string) => {
+  const serve = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const rawBody = bodyAtHand(req) ?? (await readRawBody(req, bodyLimit));
-      const response = await handle(new ExpressHttpRequest(req, res, relative, rawBody));
-      await sendResponse(res, response, req.method === "HEAD");
+      const response = await handle(new ExpressRequest(req, res));
+      if (response === null) next();
+      else await sendResponse(res, response);
     } catch (error) {
-      await fail(req, res, error, "flow router failed", { method: req.method, path: req.originalUrl });
-    }
-  };
-
-  /**
-   * Serves one custom inbound route: the Express request as a WHATWG `Request` (the raw body read as for
-   * the API, under the same limit), the handler's `Response` written back. Whatever the handler throws or
-   * returns instead of a `Response` is the usual 500; the log names the route, never the body.
-   */
-  const serveInbound = async (route: SourcedInboundRoute, req: Request, res: Response) => {
-    const fields = { source: route.source, method: req.method, path: route.path };
-    const signal = clientGone(res);
-    try {
-      const url = requestUrl(req);
-      if (url === null) {
-        await discardBody(req);
-        problem(res, "invalid-request", "The request's Host header does not name a valid host.");
+      // Only the adapter's own failures land here (the engine answers its own with a problem).
+      if (res.headersSent) {
+        res.destroy();
         return;
       }
-      // A WHATWG Request cannot carry a body on GET or HEAD: one sent anyway is left unread.
-      const body =
-        req.method === "GET" || req.method === "HEAD"
-          ? undefined
-          : (bodyAtHand(req) ?? (await readRawBody(req, bodyLimit)));
-      const response: unknown = await route.handler(toWebRequest(req, url, body, signal));
-      if (!(response instanceof globalThis.Response)) throw notAResponse(response);
-      await sendWebResponse(res, response, req.method === "HEAD");
-    } catch (error) {
-      await fail(req, res, error, "inbound route failed", fields);
+      host.logger.error("flow router failed", {
+        method: req.method,
+        path: req.originalUrl,
+        error: describeError(error),
+      });
+      await sendResponse(res, problemResponse(error)).catch(() => res.destroy());
     }
   };
-
-  // One path-less layer that checks the mount itself, as `router.use(basePath, …)` would (case-insensitive,
-  // at a segment boundary), without a second routing pass and without rewriting `req.url`.
-  const basePath = host.basePath.toLowerCase();
   const flowLayer = (req: Request, res: Response, next: NextFunction) => {
-    const relative = belowMount(req.url, basePath);
-    if (relative === null) next();
-    else void serve(req, res, relative);
+    void serve(req, res, next);
   };
   const router = Router();
-  // Inbound routes first: one that lies below basePath is served rather than answered 404 by the API.
-  for (const route of host.inboundRoutes()) {
-    const method = inboundMethod(route);
-    let expressRoute: ReturnType<typeof router.route>;
-    try {
-      expressRoute = router.route(route.path);
-    } catch (error) {
-      throw invalidInboundPath(route, error);
-    }
-    // `route.post(…)`, `route.propfind(…)`: Express's route has one registrar per method it knows.
-    const on = expressRoute as unknown as Record<
-      string,
-      (handler: (req: Request, res: Response) => void) => void
-    >;
-    on[method]!((req, res) => {
-      serveInbound(route, req, res).catch(() => res.destroy());
-    });
-  }
   router.use(flowLayer);
-  // While that layer is all the router holds, a request goes straight to it: the router's own pass over
-  // its stack would only call it. Anything an application adds to the router brings the full pass back.
-  // (`handle` is the method a router function calls; should it ever not be, the full pass simply stays.)
-  const internals = router as unknown as { handle(req: Request, res: Response, out: NextFunction): void };
-  const routerPass = internals.handle.bind(router);
-  internals.handle = (req, res, out) => {
-    if (router.stack.length === 1) flowLayer(req, res, out);
-    else routerPass(req, res, out);
-  };
+  skipRouterPass(router, flowLayer);
   return router;
 }
 
 /**
- * `url` (path and query, as the router sees it) relative to `basePath` (lower-case, no trailing `/`),
- * always starting with `/`; `null` when the path is not at or below the mount.
+ * While the flow layer is all the router holds, hands a request straight to it: the router's own pass over
+ * its stack would only call it, and costs per request (measured with `HTTP_ROUTES=item pnpm bench http`, see
+ * `packages/express/README.md`). Anything an application adds to the router brings the full pass back. A
+ * router without a `handle` method (another Express) keeps its own pass.
  */
-function belowMount(url: string, basePath: string): string | null {
-  if (basePath === "") return url.startsWith("/") ? url : `/${url}`;
-  if (url.length < basePath.length || url.slice(0, basePath.length).toLowerCase() !== basePath) return null;
-  const rest = url.slice(basePath.length);
-  if (rest === "" || rest[0] === "?") return `/${rest}`;
-  return rest[0] === "/" ? rest : null;
+function skipRouterPass(
+  router: Router,
+  layer: (req: Request, res: Response, next: NextFunction) => void,
+): void {
+  const internals = router as unknown as {
+    handle?: (req: Request, res: Response, out: NextFunction) => void;
+  };
+  const routerPass = internals.handle;
+  if (typeof routerPass !== "function") return;
+  internals.handle = (req, res, out) => {
+    if (router.stack.length === 1) layer(req, res, out);
+    else routerPass.call(router, req, res, out);
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ServerResponse } from "node:http";
-import type { HttpResponse, SseStream } from "@flowrt/engine";
+import type { HttpResponse } from "@flowrt/engine";
 
 /** Node's own `writeHead`, to tell a response whose `writeHead` a middleware has wrapped. */
 const NODE_WRITE_HEAD = ServerResponse.prototype.writeHead;
@@ -17,14 +17,6 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Writes `chunk` and flushes it through a compression middleware's buffer; false when the socket pushes back. */
-function writeNow(res: ServerResponse, chunk: Uint8Array | string): boolean {
-  const written = res.write(chunk);
-  const { flush } = res as ServerResponse & { flush?: unknown };
-  if (typeof flush === "function") flush.call(res);
-  return written;
-}
-
 /**
  * Writes `chunk`, waiting for the socket to drain when it pushes back; false once the client is gone. A
  * compression middleware in front (it gives the response a `flush`) is told to send the chunk now, so a
@@ -32,44 +24,46 @@ function writeNow(res: ServerResponse, chunk: Uint8Array | string): boolean {
  */
 export async function write(res: ServerResponse, chunk: Uint8Array | string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
-  if (writeNow(res, chunk)) return true;
+  const written = res.write(chunk);
+  const { flush } = res as ServerResponse & { flush?: unknown };
+  if (typeof flush === "function") flush.call(res);
+  if (written) return true;
   await drainedOrClosed(res);
   return !res.destroyed;
 }
 
-/**
- * Sends the engine's event stream: its frames (events and `: ping` heartbeats, as exact text), each written
- * once the previous one is out. Leaving the loop early (client gone) returns the frames' iterator, and the
- * request's signal has already told the engine to stop.
- */
-async function sendStream(res: ServerResponse, stream: SseStream): Promise<void> {
-  res.flushHeaders();
-  try {
-    for await (const frame of stream.frames) if (!(await write(res, frame))) break;
-  } finally {
-    if (!res.writableEnded) res.end();
-  }
+/** The headers as an object, every `Set-Cookie` line kept apart. */
+function headerObject(response: HttpResponse): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = Object.assign({}, response.headers);
+  if (response.setCookie) headers["set-cookie"] = response.setCookie;
+  return headers;
 }
 
 /**
- * Writes an engine response: status and headers as given, then the JSON body or the event stream. A
- * HEAD request gets the stream's headers only (it would otherwise hold the connection for no bytes).
+ * Writes an engine response as it is: status (and reason phrase), headers, then the JSON text, or the
+ * stream's frames or body chunks one at a time as the socket takes them (headers flushed at once, so a
+ * client sees the stream start). A response to a client already gone is not written. A failure while
+ * streaming rejects; the caller cuts the connection.
  */
-export async function sendResponse(res: ServerResponse, response: HttpResponse, head = false): Promise<void> {
-  if (response.stream) {
-    res.writeHead(response.status, response.headers);
-    if (head) res.end();
-    else await sendStream(res, response.stream);
+export async function sendResponse(res: ServerResponse, response: HttpResponse): Promise<void> {
+  if (res.destroyed) return;
+  if (response.statusText !== undefined) res.statusMessage = response.statusText;
+  const parts = response.stream?.frames ?? response.chunks;
+  if (parts) {
+    res.writeHead(response.status, headerObject(response));
+    res.flushHeaders();
+    for await (const part of parts) if (!(await write(res, part))) break;
+    if (!res.writableEnded) res.end();
     return;
   }
   const body = response.bodyText ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
   if (body === undefined) {
-    res.writeHead(response.status, response.headers);
+    res.writeHead(response.status, headerObject(response));
     res.end();
     return;
   }
   const length = String(Buffer.byteLength(body));
-  if (res.writeHead === NODE_WRITE_HEAD) {
+  if (res.writeHead === NODE_WRITE_HEAD && !response.setCookie) {
     // Node's own writeHead takes one flat list of names and values as is, with no object to walk.
     const headers: string[] = [];
     for (const name of Object.keys(response.headers))
@@ -79,7 +73,7 @@ export async function sendResponse(res: ServerResponse, response: HttpResponse, 
   } else {
     // Middleware wrapped writeHead (on-headers before 1.1, under morgan, compression and express-session): it
     // reads an array as [name, value] pairs, so it gets an object.
-    const headers: Record<string, string> = Object.assign({}, response.headers);
+    const headers = headerObject(response);
     headers["content-length"] = length;
     res.writeHead(response.status, headers);
   }

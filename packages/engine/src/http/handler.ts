@@ -3,6 +3,7 @@ import type { FlowHost } from "../host/flow-host.js";
 import { describeError } from "../host/logger.js";
 import { openApiDocument } from "./openapi.js";
 import { problemFor, statusForError } from "./problem.js";
+import { readBody } from "./read-body.js";
 import {
   DEFAULT_BODY_LIMIT,
   httpCaller,
@@ -292,7 +293,8 @@ const coreRoutes: Route<HttpContext>[] = [
   },
 ];
 
-function problemResponse(error: unknown): HttpResponse {
+/** The `application/problem+json` answer for any thrown value (a generic 500 for what carries no code). */
+export function problemResponse(error: unknown): HttpResponse {
   const problem = problemFor(error);
   return { status: problem.status, headers: { "content-type": "application/problem+json" }, body: problem };
 }
@@ -310,13 +312,11 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
   const table = new RouteTable<HttpContext>([...coreRoutes, ...resourceRoutes, webhookRoute]);
   return async (request) => {
     try {
+      // The one place the body limit is held, whether the transport read the bytes or hands the stream on.
+      if (request.rawBody !== undefined) await readBody(request, context.bodyLimit);
+      else if (request.body !== undefined) request.rawBody = await readBody(request, context.bodyLimit);
       // An application that mounted a host without `await host.start()` gets it started by the first request.
       if (!host.started) await host.ensureStarted();
-      if (request.rawBody && request.rawBody.byteLength > context.bodyLimit) {
-        throw new FlowError("payload-too-large", `The request body exceeds ${context.bodyLimit} bytes.`, {
-          details: { limit: context.bodyLimit },
-        });
-      }
       const found = table.match(request.method.toUpperCase(), request.path);
       if (!found) throw new FlowError("not-found", `Nothing is served at ${request.method} ${request.path}.`);
       if ("route" in found && found.route !== webhookRoute && !SAFE_METHODS.has(found.route.method))

@@ -11,6 +11,11 @@ export interface HttpRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The exact body bytes; the layer parses JSON itself. */
   rawBody?: Uint8Array;
+  /**
+   * The body still to read, when `rawBody` is not given (a Node `IncomingMessage` is one): the handler reads
+   * it under its body limit, sets `rawBody` to the bytes, and answers 413 or 400 itself when it cannot.
+   */
+  body?: AsyncIterable<Uint8Array | string>;
   /** Aborts when the client goes away (streams stop). */
   signal?: AbortSignal;
 }
@@ -28,6 +33,15 @@ export interface HttpResponse {
   bodyText?: string;
   /** Set instead of `body` for `text/event-stream` responses. */
   stream?: SseStream;
+  /** The reason phrase to send beside the status, when not the standard one (custom inbound routes). */
+  statusText?: string;
+  /** `Set-Cookie` header lines, each sent as a header of its own (custom inbound routes). */
+  setCookie?: string[];
+  /**
+   * A body of bytes to send as they come, set instead of `body` (a custom inbound route's streamed
+   * `Response`). A transport stops asking for chunks once its client is gone.
+   */
+  chunks?: AsyncIterable<Uint8Array>;
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {

@@ -71,7 +71,7 @@ function fromAnotherSite(request: HttpRequest): boolean {
  * body declared `application/json` (or a method other than GET, HEAD and POST) makes a browser ask first, with
  * a CORS preflight the application's CORS policy answers. A form post, or a `text/plain` or untyped body, from
  * another site ({@link fromAnotherSite}) would otherwise act with the visitor's cookies. For every route that
- * writes, webhooks aside (providers are no browsers).
+ * writes, webhooks included (a provider sends neither fetch metadata nor `Origin`, so its deliveries pass).
  */
 export function refuseCrossSiteNonJson(request: HttpRequest): void {
   if (!fromAnotherSite(request)) return;

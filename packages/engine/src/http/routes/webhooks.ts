@@ -1,8 +1,9 @@
-import type { FlowHost } from "../host/flow-host.js";
-import { receiveWebhook, type WebhookOutcome } from "../webhooks/receive-webhook.js";
-import { httpCaller } from "./request-body.js";
-import type { Route } from "./router.js";
-import { type HttpResponse, json } from "./types.js";
+import type { FlowHost } from "../../host/flow-host.js";
+import { receiveWebhook, type WebhookOutcome } from "../../webhooks/receive-webhook.js";
+import { httpCaller } from "../request-body.js";
+import { jsonAnswer } from "../route-doc.js";
+import type { Route } from "../router.js";
+import { type HttpResponse, json } from "../types.js";
 
 /** A delivery's outcome as the specification answers it: 202 accepted or ignored, 200 a handshake, else a problem. */
 function webhookResponse(outcome: WebhookOutcome): HttpResponse {
@@ -22,6 +23,15 @@ function webhookResponse(outcome: WebhookOutcome): HttpResponse {
 export const webhookRoute: Route<{ host: FlowHost }> = {
   method: "POST",
   path: "/:flowKind/webhooks/:provider",
+  doc: {
+    summary: "Receive a signed webhook delivery",
+    requestBody: {
+      description: "The provider's payload, any content type; its exact bytes are verified.",
+      content: { "*/*": { schema: {} } },
+    },
+    responses: { 200: jsonAnswer("Handshake acknowledged"), 202: jsonAnswer("Dispatched or ignored") },
+    errors: [400, 401, 404, 413, 503],
+  },
   handler: async (req, { flowKind, provider }, { host }) => {
     // The HTTP caller with the exact bytes and the headers set on it (not spread into a new object, which
     // would give every delivery's caller an object shape of its own).
@@ -32,3 +42,6 @@ export const webhookRoute: Route<{ host: FlowHost }> = {
     return webhookResponse(await receiveWebhook(host, flowKind!, provider!, caller));
   },
 };
+
+/** The webhook routes (one). */
+export const webhookRoutes: Route<{ host: FlowHost }>[] = [webhookRoute];

@@ -30,7 +30,12 @@ export {
   requestView,
   sessionView,
 } from "./http/handler.js";
-export { createMountedHandler, type MountedHandler, type MountedRequest } from "./http/mount.js";
+export {
+  createMountedHandler,
+  type MountedHandler,
+  type MountedHandlerOptions,
+  type MountedRequest,
+} from "./http/mount.js";
 export { type ProblemDetails, problemFor, STATUS_BY_CODE, statusForError } from "./http/problem.js";
 export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseCookies } from "./http/request-body.js";
 export type { InboundRequest } from "./http/routes/inbound.js";

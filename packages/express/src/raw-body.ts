@@ -7,10 +7,8 @@ export interface RawBodyRequest extends IncomingMessage {
 }
 
 /**
- * A `verify` hook for Express body parsers that keeps the exact bytes on `req.rawBody`, so a global
- * `express.json({ verify: captureRawBody })` mounted before the flow router leaves webhook signature
- * checks (and resolvers that sign over the body) working.
- *
+ * A `verify` hook for Express body parsers that keeps the exact bytes on `req.rawBody`, so a global body
+ * parser mounted before the flow router leaves webhook signatures (and resolvers that sign over the body) working.
  * @example
  * app.use(express.json({ verify: captureRawBody }));
  * app.use(createFlowRouter(host));
@@ -19,29 +17,18 @@ export function captureRawBody(req: IncomingMessage, _res: ServerResponse, buf: 
   (req as RawBodyRequest).rawBody = buf;
 }
 
-/**
- * A body a parser mounted before the router consumed without keeping its bytes: the exact bytes are gone, so
- * neither a webhook signature nor the JSON body can be trusted. Reading it says how to fix the app. (A
- * request that declares no body is never read, so body-less requests pass.)
- */
+const CONSUMED = new FlowError(
+  "invalid-request",
+  "The request body was consumed by a body parser mounted before the flow router, which kept no copy of its " +
+    "bytes. Mount the parser as express.json({ verify: captureRawBody }) (captureRawBody from @flowrt/express), " +
+    "or mount the flow router before it.",
+);
+/** A body a parser before the router consumed, keeping no copy: reading it says how to fix the app. */
 const consumedBody: AsyncIterable<Uint8Array> = {
-  [Symbol.asyncIterator]: () => ({
-    next: () =>
-      Promise.reject(
-        new FlowError(
-          "invalid-request",
-          "The request body was consumed by a body parser mounted before the flow router, which kept no copy " +
-            "of its bytes. Mount the parser as express.json({ verify: captureRawBody }) (captureRawBody from " +
-            "@flowrt/express), or mount the flow router before it.",
-        ),
-      ),
-  }),
+  [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(CONSUMED) }),
 };
 
-/**
- * The body as the engine takes it: the bytes a `verify` hook kept, else the request stream itself, which the
- * engine reads under its limit (a stream already consumed by a parser answers why it cannot be read).
- */
+/** The body for the engine: the bytes a `verify` hook kept, else the request stream, which the engine reads. */
 export function bodyOf(req: IncomingMessage): { rawBody: Buffer } | { body: AsyncIterable<Uint8Array> } {
   const kept = (req as RawBodyRequest).rawBody;
   if (Buffer.isBuffer(kept)) return { rawBody: kept };

@@ -14,9 +14,15 @@ export interface MountedRequest extends InboundRequest {
 /**
  * What a mounted transport asks the engine for each request: the answer to write, or `null` when neither the
  * API (below `host.basePath`) nor a custom inbound route serves it, and the request goes on to the
- * application. A JSON answer always comes as `bodyText` (serialised here), so a transport writes bytes only.
+ * application. A JSON answer always comes as `bodyText` (serialised here) with its `content-length`, so a
+ * transport writes text only.
  */
 export type MountedHandler = (request: MountedRequest) => Promise<HttpResponse | null>;
+
+export interface MountedHandlerOptions extends HttpHandlerOptions {
+  /** The methods the transport can receive (Node: `http.METHODS`); a custom inbound route on another is refused. */
+  methods?: Iterable<string>;
+}
 
 /** How a failure the API meets is logged (the message the Express adapter has always used). */
 const API_FAILURE = "flow router failed";
@@ -90,15 +96,16 @@ async function* reporting<T>(items: AsyncIterable<T>, failed: (error: unknown) =
  * (matched on the path where the transport is mounted, so one below `basePath` wins over the API), then the
  * API below `host.basePath`, else `null`. The API's answers are made ready to write: JSON serialised, a HEAD
  * request's event stream left unopened, a stream's failure logged before the transport cuts the connection.
+ * A JSON answer comes as `bodyText` with its `content-length`.
  *
  * @example
  * const handle = createMountedHandler(host, { bodyLimit: 64 * 1024 });
  * const response = await handle({ method, target: "/api/flows", url: "/api/flows", origin, headers, body });
  * if (response === null) next(); // not the host's: the application's own routes
  */
-export function createMountedHandler(host: FlowHost, options: HttpHandlerOptions = {}): MountedHandler {
+export function createMountedHandler(host: FlowHost, options: MountedHandlerOptions = {}): MountedHandler {
   const api = createHttpHandler(host, options);
-  const inbound = new InboundRoutes(host.inboundRoutes());
+  const inbound = new InboundRoutes(host.inboundRoutes(), options.methods);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const basePath = host.basePath.toLowerCase();
 
@@ -115,9 +122,8 @@ export function createMountedHandler(host: FlowHost, options: HttpHandlerOptions
       const stream = { ...response.stream, frames: reporting(response.stream.frames, failed) };
       return { status: response.status, headers: response.headers, stream };
     }
-    if (response.bodyText !== undefined || response.body === undefined) return response;
     try {
-      return { status: response.status, headers: response.headers, bodyText: JSON.stringify(response.body) };
+      return withText(response);
     } catch (error) {
       // A body JSON cannot hold (a BigInt from application code): the server's failure, not the client's.
       failed(error);
@@ -137,14 +143,25 @@ export function createMountedHandler(host: FlowHost, options: HttpHandlerOptions
     if (relative !== null) return serveApi(request, relative);
     if (method === "OPTIONS" && inbound.size > 0) {
       const allowed = inbound.allowedAt(pathname);
-      if (allowed.length > 0) return inboundOptions(allowed);
+      if (allowed.length > 0) return withText(inboundOptions(allowed));
     }
     return null;
   };
 }
 
-/** A problem or JSON answer with its body serialised. */
+/**
+ * A JSON answer with its body as text and the text's `content-length`, ready to write as it is; other answers
+ * (streams, a body-less one) unchanged.
+ */
 function withText(response: HttpResponse): HttpResponse {
-  if (response.bodyText !== undefined || response.body === undefined || response.chunks) return response;
-  return { ...response, bodyText: JSON.stringify(response.body) };
+  if (response.stream || response.chunks) return response;
+  const bodyText =
+    response.bodyText ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
+  if (bodyText === undefined) return response;
+  const headers = Object.assign({}, response.headers);
+  headers["content-length"] = String(Buffer.byteLength(bodyText));
+  const ready: HttpResponse = { status: response.status, headers, bodyText };
+  if (response.statusText !== undefined) ready.statusText = response.statusText;
+  if (response.setCookie !== undefined) ready.setCookie = response.setCookie;
+  return ready;
 }

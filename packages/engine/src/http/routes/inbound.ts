@@ -35,8 +35,19 @@ interface CompiledInboundRoute {
 export class InboundRoutes {
   private readonly routes: CompiledInboundRoute[];
 
-  constructor(routes: readonly SourcedInboundRoute[]) {
+  /**
+   * `methods`, when given, are those the transport can receive (a Node server: what its parser knows); a route
+   * on another method is a `DefinitionError`, as no request could ever reach it.
+   */
+  constructor(routes: readonly SourcedInboundRoute[], methods?: Iterable<string>) {
+    const receivable = methods ? new Set([...methods].map((method) => method.toUpperCase())) : undefined;
     this.routes = routes.map((route) => {
+      if (receivable && !receivable.has(route.method.toUpperCase())) {
+        throw new DefinitionError(
+          `${inboundRouteLabel(route.source, route)}: unsupported method ${JSON.stringify(route.method)}. ` +
+            `This transport receives ${[...receivable].join(", ")}.`,
+        );
+      }
       try {
         return { route, method: route.method.toUpperCase(), pattern: compileInboundPath(route.path) };
       } catch (error) {
@@ -87,6 +98,7 @@ export function inboundOptions(allowed: readonly string[]): HttpResponse {
     status: 200,
     headers: {
       allow,
+      "content-length": String(Buffer.byteLength(allow)),
       "content-type": "text/plain",
       "x-content-type-options": "nosniff",
     },

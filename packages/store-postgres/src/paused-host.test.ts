@@ -26,14 +26,8 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const TERMINAL_TYPES = ["request.completed", "request.failed", "request.aborted"];
 
-/**
- * Waits for the engine's fencing (issue 19: runs claim with an epoch, pass it on every write, stop on
- * `lease-lost`), being written on main. Without it A's late `incState` lands (`done` 2) and nothing says lease-lost.
- */
-const ENGINE_FENCING = false;
-
-describe.skipIf(!DATABASE_URL || !ENGINE_FENCING)(
-  "a host frozen past its lease and resumed after a take-over (skipped without DATABASE_URL: needs real host processes on a PostgreSQL server; skipped until the engine fences its writes, issue 19)",
+describe.skipIf(!DATABASE_URL)(
+  "a host frozen past its lease and resumed after a take-over (skipped without DATABASE_URL: needs real host processes on a PostgreSQL server)",
   () => {
     const url = DATABASE_URL as string;
     const schema = uniqueSchema();

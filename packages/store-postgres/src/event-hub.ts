@@ -6,7 +6,9 @@
  *
  * Where a subscriber starts: after the log's last seq read at subscribe time, lowered by the first
  * notification that arrives after it subscribed (events committed later always notify later) and by
- * any append this store made after the subscribe. Whenever the listener (re)starts (first subscribe
+ * any append this store made after the subscribe, but never below this store's own last append to the request
+ * that had committed before the subscribe (its notification can arrive after the subscribe; seqs commit in
+ * order, so nothing up to it is new). Whenever the listener (re)starts (first subscribe
  * of a store, or after a dropped connection) the log is read again from there, so events committed
  * while no notification could arrive are not lost. Re-delivery
  * of an event the consumer also read from the log is possible; consumers deduplicate by seq.
@@ -24,10 +26,14 @@ interface Subscriber {
   delivered: boolean;
   /** Order of creation, to tell whether an append started after the subscribe. */
   tick: number;
+  /** The seq of this store's last append to the request committed before the subscribe (0: none known). */
+  floor: number;
   open: boolean;
 }
 
 const PAGE = 500;
+/** Requests whose last own append is remembered (for {@link Subscriber.floor}); the oldest are forgotten. */
+const OWN_APPENDS_KEPT = 1_024;
 const RETRY_MS = [100, 500, 1_000, 5_000];
 
 export class EventHub {
@@ -40,6 +46,8 @@ export class EventHub {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private tick = 0;
   private closed = false;
+  /** The last seq this store appended per request, most recent requests last (at most OWN_APPENDS_KEPT). */
+  private readonly ownAppends = new Map<string, number>();
 
   constructor(
     private readonly driver: PostgresDriver,
@@ -50,7 +58,14 @@ export class EventHub {
 
   subscribe(requestId: string, listener: (event: RequestEvent) => void): () => void {
     if (this.closed) throw closedError();
-    const sub: Subscriber = { listener, after: null, delivered: false, tick: ++this.tick, open: true };
+    const sub: Subscriber = {
+      listener,
+      after: null,
+      delivered: false,
+      tick: ++this.tick,
+      floor: this.ownAppends.get(requestId) ?? 0,
+      open: true,
+    };
     let set = this.subscribers.get(requestId);
     if (!set) {
       set = new Set();
@@ -84,6 +99,14 @@ export class EventHub {
 
   /** An append by this store committed: deliver without waiting for the notification. */
   appended(requestId: string, seq: number, startTick: number): void {
+    // Re-inserted, so the map's order is by last append; appends of one request may return out of order.
+    const last = Math.max(seq, this.ownAppends.get(requestId) ?? 0);
+    this.ownAppends.delete(requestId);
+    this.ownAppends.set(requestId, last);
+    if (this.ownAppends.size > OWN_APPENDS_KEPT) {
+      const oldest = this.ownAppends.keys().next().value;
+      if (oldest !== undefined) this.ownAppends.delete(oldest);
+    }
     const set = this.subscribers.get(requestId);
     if (!set) return;
     for (const sub of set) if (sub.tick <= startTick) this.lowerStart(sub, seq - 1);
@@ -117,7 +140,7 @@ export class EventHub {
     }
     const set = this.subscribers.get(requestId);
     if (!set) return;
-    for (const sub of set) this.lowerStart(sub, seq - 1);
+    for (const sub of set) this.lowerStart(sub, Math.max(seq - 1, sub.floor));
     this.pump(requestId);
   }
 

@@ -8,7 +8,7 @@ import {
   projectionOf,
 } from "@flowrt/core";
 import { badRequest, type ListQuery, parsePagination, readCreateBody } from "./client-input.js";
-import { itemJson, pageJson } from "./client-json.js";
+import { itemJson, pageJson, pageText, readRecordText } from "./client-json.js";
 import { CollectionRuntime } from "./collection.js";
 import type { TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
@@ -231,7 +231,7 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     const def = runtime.def;
     // Without a projection an item's clientData is its whole state (state.read holds here): the stored text.
     const text =
-      asText && projectionOf(def) === undefined ? await runtime.pageText(prefix, offset, limit) : null;
+      asText && projectionOf(def) === undefined ? await pageText(runtime, prefix, offset, limit) : null;
     if (text !== null) {
       return pageJson(text.records, pagination(text.records.length, text.total));
     }
@@ -249,7 +249,7 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     if (runtime instanceof CollectionRuntime && projectionOf(runtime.def) === undefined) {
       need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
       const path = runtime.toPath(topic);
-      const record = await runtime.readRecordText(path);
+      const record = await readRecordText(runtime, path);
       if (record !== undefined) return itemJson(record);
     }
     return JSON.stringify(await this.readItem(ref, topic));

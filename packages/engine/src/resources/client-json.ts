@@ -6,6 +6,34 @@
  * process: 30–36 µs laid out from text against 75–85 µs parsed and serialised again.
  */
 
+import type { ResourceStateTextRecord } from "@flowrt/core";
+import type { CollectionRuntime } from "./collection.js";
+
+/**
+ * A collection page with each state as the JSON text the store holds (no parse), for a caller that only passes the
+ * states on; `null` when the store has no text reads.
+ */
+export function pageText(
+  runtime: CollectionRuntime,
+  prefix: string | undefined,
+  offset: number,
+  limit: number,
+): Promise<{ records: ResourceStateTextRecord[]; total: number }> | null {
+  const store = runtime.store;
+  if (store.listText === undefined) return null;
+  return runtime.keys.page((address, options) => store.listText!(address, options), prefix, offset, limit);
+}
+
+/** A live item's record with its state as JSON text; `undefined` when the store has no text reads. */
+export function readRecordText(
+  runtime: CollectionRuntime,
+  path: string,
+): Promise<ResourceStateTextRecord> | undefined {
+  const store = runtime.store;
+  if (store.getStateText === undefined) return undefined;
+  return runtime.readLive(path, (address, key) => store.getStateText!(address, key));
+}
+
 /** `{ topic, clientData }` of a whole stored state, laid out from its text (what JSON.stringify would make). */
 export function itemJson(record: { key: string; stateText: string }): string {
   return `{"topic":${jsonString(record.key)},"clientData":${record.stateText}}`;

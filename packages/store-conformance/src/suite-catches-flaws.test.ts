@@ -57,6 +57,7 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
     "fencing/after-release",
     "fencing/peer-claim",
   ],
+  "refuses-current-epoch": ["fencing/current-epoch", "fencing/stale-epoch", "fencing/peer-claim"],
 };
 
 function caseNamed(name: ConformanceCaseName) {

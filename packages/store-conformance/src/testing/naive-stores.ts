@@ -48,7 +48,8 @@ export type NaiveStoreFlaw =
   | "cap-ignores-leaf"
   | "ignores-fences"
   | "fences-before-waiting"
-  | "forgets-epoch-on-update";
+  | "forgets-epoch-on-update"
+  | "refuses-current-epoch";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
@@ -119,7 +120,9 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
   const refusesStale = (fence: Fence | undefined): boolean => {
     if (fence === undefined || flaw === "ignores-fences") return false;
     const request = requests.get(fence.requestId);
-    if (request === undefined || (request.epoch ?? 0) > fence.epoch) {
+    const stored = request?.epoch ?? 0;
+    const stale = flaw === "refuses-current-epoch" ? stored >= fence.epoch : stored > fence.epoch;
+    if (request === undefined || stale) {
       throw new FlowError(
         "lease-lost",
         `naive: the write of request "${fence.requestId}" under epoch ${fence.epoch} was refused (stored epoch ${String(request?.epoch)}).`,

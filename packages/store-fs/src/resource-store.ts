@@ -2,6 +2,7 @@ import path from "node:path";
 import type {
   CasResult,
   CountOptions,
+  Fence,
   JsonObject,
   ListOptions,
   Page,
@@ -11,6 +12,7 @@ import type {
   WriteCondition,
 } from "@flowrt/core";
 import { FlowError } from "@flowrt/core";
+import type { FenceGate } from "./internal/fence-gate.js";
 import { type FsContext, readJsonFile } from "./internal/fs-context.js";
 import { KeyIndex } from "./internal/key-index.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
@@ -21,6 +23,7 @@ import {
   assertAddress,
   assertCondition,
   assertCount,
+  assertFence,
   assertJsonObject,
   assertString,
   conditionHolds,
@@ -65,6 +68,7 @@ export class FsResourceStore implements ResourceStore {
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
     private readonly sessionScopes: SessionScopes,
+    private readonly fences: FenceGate,
   ) {}
 
   async getState(address: ScopeAddress, key: string): Promise<ResourceStateRecord | null> {
@@ -79,15 +83,18 @@ export class FsResourceStore implements ResourceStore {
     key: string,
     state: JsonObject,
     condition: WriteCondition,
+    fence?: Fence,
   ): Promise<CasResult<JsonObject>> {
     assertAddress(address);
     assertString(key, "key");
     assertJsonObject(state, "state");
     assertCondition(condition);
+    assertFence(fence);
     const copy = jsonCopy(state, "state");
     await this.sessionScopes.register(address, "resources");
     const cap = condition.type === "absent" ? condition.cap : undefined;
-    const write = (bucket: Bucket, index: KeyIndex) => this.writeState(bucket, index, key, copy, condition);
+    const write = (bucket: Bucket, index: KeyIndex) =>
+      this.fences.write(fence, () => this.writeState(bucket, index, key, copy, condition));
     if (cap === undefined) return this.withKey(address, key, write);
     // Capped creates under one prefix take turns (the prefix's lock, then the key's: always in that order),
     // so the count each reads includes every capped create before it.
@@ -129,35 +136,39 @@ export class FsResourceStore implements ResourceStore {
     address: ScopeAddress,
     key: string,
     condition: WriteCondition,
+    fence?: Fence,
   ): Promise<CasResult<JsonObject>> {
     assertAddress(address);
     assertString(key, "key");
     assertCondition(condition);
-    return this.withKey(address, key, async (bucket, index) => {
-      const current = await this.readValue(bucket.dir, key);
-      const liveVersion = current?.state ? current.version : null;
-      if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
-      // Deleting what is not there changes nothing (a never-written key stays without a trace), except that an
-      // unconditional delete also takes a stray content row (content written without state), as the other stores do.
-      if (liveVersion === null) {
-        if (condition.type === "any") await this.ctx.remove(this.contentFile(bucket.dir, key));
-        return { ok: true, version: current?.version ?? 0 };
-      }
-      // Content first: a crash in between leaves live state without content (a state the engine
-      // already handles after a failed content write), never content without its state.
-      await this.ctx.remove(this.contentFile(bucket.dir, key));
-      const tombstone: ValueDoc = {
-        key,
-        version: liveVersion + 1,
-        state: null,
-        createdAt: null,
-        accessedAt: null,
-      };
-      await index.transact(key, false, () =>
-        this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(tombstone)),
-      );
-      return { ok: true, version: tombstone.version };
-    });
+    assertFence(fence);
+    return this.withKey(address, key, (bucket, index) =>
+      this.fences.write(fence, async (): Promise<CasResult<JsonObject>> => {
+        const current = await this.readValue(bucket.dir, key);
+        const liveVersion = current?.state ? current.version : null;
+        if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
+        // Deleting what is not there changes nothing (a never-written key stays without a trace), except that an
+        // unconditional delete also takes a stray content row (content written without state), as the other stores do.
+        if (liveVersion === null) {
+          if (condition.type === "any") await this.ctx.remove(this.contentFile(bucket.dir, key));
+          return { ok: true, version: current?.version ?? 0 };
+        }
+        // Content first: a crash in between leaves live state without content (a state the engine
+        // already handles after a failed content write), never content without its state.
+        await this.ctx.remove(this.contentFile(bucket.dir, key));
+        const tombstone: ValueDoc = {
+          key,
+          version: liveVersion + 1,
+          state: null,
+          createdAt: null,
+          accessedAt: null,
+        };
+        await index.transact(key, false, () =>
+          this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(tombstone)),
+        );
+        return { ok: true, version: tombstone.version };
+      }),
+    );
   }
 
   async touch(address: ScopeAddress, key: string, at?: number): Promise<void> {
@@ -209,23 +220,29 @@ export class FsResourceStore implements ResourceStore {
     return doc.content;
   }
 
-  async putContent(address: ScopeAddress, key: string, content: string): Promise<void> {
+  async putContent(address: ScopeAddress, key: string, content: string, fence?: Fence): Promise<void> {
     assertAddress(address);
     assertString(key, "key");
     assertString(content, "content");
+    assertFence(fence);
     await this.sessionScopes.register(address, "resources");
     await this.withKey(address, key, (bucket) =>
-      this.ctx.writeAtomic(
-        this.contentFile(bucket.dir, key),
-        JSON.stringify({ key, content } satisfies ContentDoc),
+      this.fences.write(fence, () =>
+        this.ctx.writeAtomic(
+          this.contentFile(bucket.dir, key),
+          JSON.stringify({ key, content } satisfies ContentDoc),
+        ),
       ),
     );
   }
 
-  async deleteContent(address: ScopeAddress, key: string): Promise<void> {
+  async deleteContent(address: ScopeAddress, key: string, fence?: Fence): Promise<void> {
     assertAddress(address);
     assertString(key, "key");
-    await this.withKey(address, key, (bucket) => this.ctx.remove(this.contentFile(bucket.dir, key)));
+    assertFence(fence);
+    await this.withKey(address, key, (bucket) =>
+      this.fences.write(fence, () => this.ctx.remove(this.contentFile(bucket.dir, key))),
+    );
   }
 
   /**

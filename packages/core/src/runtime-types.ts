@@ -200,6 +200,13 @@ export interface BlockContext<
   principal: Principal;
   sessionId: string;
   requestId: string;
+  /**
+   * A key for side effects outside the stores (a payment, an email, an external API call): the same for every run
+   * of this request, a run taken over by another host after this one was paused or died included, and different for
+   * every other request. Pass it as the external API's idempotency key (Stripe's `Idempotency-Key` header, say), with a
+   * suffix per effect when a run makes several, so an effect a stale run already made is not made twice.
+   */
+  idempotencyKey: string;
   flowId: string;
   flowKind: string;
   /** Aborts when the request is aborted (`POST /requests/:id/abort`); a closing host waits for the run instead. */

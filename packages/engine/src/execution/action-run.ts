@@ -23,6 +23,7 @@ import {
 import { executeBlock } from "./blocks/execute-block.js";
 import { type BlockRun, createTokenBudget, runAction, type TokenBudget } from "./blocks/index.js";
 import { checkEmittedEvent, type EmittedEvent } from "./emitted-event.js";
+import { FencedStores } from "./fenced-stores.js";
 import { requestLogger } from "./request-logger.js";
 import { RunContext, type RunContextSource } from "./run-context.js";
 
@@ -73,7 +74,8 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun, RunCon
     this.input = input;
     const { flow, session, policy } = run;
     this.budget = createTokenBudget(policy.tokenBudget);
-    this.stores = deps.stores;
+    // A durable run writes through the fenced view: once another host takes the request over, its writes are refused.
+    this.stores = run.fence === undefined ? deps.stores : new FencedStores(deps.stores, run, run.fence);
     this.flow = flow.definition;
     this.session = session;
     this.principal = principal;

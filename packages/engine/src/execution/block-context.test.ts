@@ -43,7 +43,7 @@ describe("the block context", () => {
       const { request, session } = await host.invoke("ctxshape", "destructure", headerCaller(), {});
       const { record, events } = await settle(host, request.id);
       expect(record.status).toBe("completed");
-      const identifiers = ["flowId", "flowKind", "principal", "requestId", "sessionId"];
+      const identifiers = ["flowId", "flowKind", "idempotencyKey", "principal", "requestId", "sessionId"];
       expect(record.output).toEqual({
         own: identifiers,
         spread: identifiers,

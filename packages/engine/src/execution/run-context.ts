@@ -26,6 +26,7 @@ export class RunContext implements BlockContext {
   readonly principal: Principal;
   readonly sessionId: string;
   readonly requestId: string;
+  readonly idempotencyKey: string;
   readonly flowId: string;
   readonly flowKind: string;
 
@@ -40,6 +41,7 @@ export class RunContext implements BlockContext {
     this.principal = principal;
     this.sessionId = sessionId;
     this.requestId = requestId;
+    this.idempotencyKey = `flowrt:${requestId}`;
     this.flowId = flow.id;
     this.flowKind = flow.kind;
   }

@@ -1,6 +1,8 @@
 import {
   type ActionDefinition,
   type AnyBlock,
+  type Fence,
+  type FlowError,
   hasErrorCode,
   type JsonObject,
   type RequestRecord,
@@ -28,12 +30,22 @@ export interface ClaimedRun extends RunTarget {
    * appended: the terminal event is the log's last.
    */
   emit(type: string, data: JsonObject): Promise<unknown>;
+  /** The fence of a durable run's writes (see `Fence` in `@flowrt/core`); `undefined` for a non-durable run. */
+  readonly fence: Fence | undefined;
+  /** Throws (and stops the run) when the claim was not renewed for a whole lease: see {@link RunClaim.checkLease}. */
+  checkLease(what: string, name: string): void;
+  /** Stops the run whose claim was lost; the refusal to throw (see {@link RunClaim.loseLease}). */
+  loseLease(reason: string, what: string, name: string): FlowError;
 }
 
-/** How a claim appends: the runner's append, and whether other processes share the store (and may abort a run). */
+/** What a claim needs of its runner: its append, and whether other processes share the store (and may abort a run). */
 export interface ClaimAppender {
   readonly crossProcess: boolean;
-  append(requestId: string, type: string, data: JsonObject): Promise<unknown>;
+  /** How long a claim holds without renewal. */
+  readonly leaseMs: number;
+  append(requestId: string, type: string, data: JsonObject, fence?: Fence): Promise<unknown>;
+  /** Logs that a run stopped because its claim was lost (`lease-lost`), once per run. */
+  logLeaseLost(requestId: string, epoch: number, reason: string): void;
 }
 
 /**
@@ -49,6 +61,15 @@ export class RunClaim {
   version: number;
   /** The record as claimed, until the executor takes it. */
   claimed: RequestRecord | undefined;
+  /**
+   * What the run's writes carry when the request is durable (a take-over may re-run it elsewhere): the request and
+   * this claim's epoch. A non-durable run is never taken over, and its writes carry none.
+   */
+  readonly fence: Fence | undefined;
+  /** When the claim was last made or renewed (ms since epoch): past the lease, the run stops before it writes. */
+  renewedAt = Date.now();
+  /** Whether the run stopped because its claim was lost: the request, and its active entry, are another host's. */
+  leaseLost = false;
 
   constructor(
     private readonly appender: ClaimAppender,
@@ -61,6 +82,35 @@ export class RunClaim {
     this.id = claimed.id;
     this.version = claimed.version;
     this.claimed = claimed;
+    this.fence = claimed.durable ? { requestId: claimed.id, epoch: claimed.epoch ?? 0 } : undefined;
+  }
+
+  /**
+   * Before a fenced write: a claim not renewed for a whole lease may already be another host's (this process was
+   * paused, or its renewals failed), so the run stops instead of writing. The `request-aborted` refusal to throw.
+   */
+  checkLease(what: string, name: string): void {
+    if (this.fence === undefined || this.leaseLost) return;
+    const since = Date.now() - this.renewedAt;
+    if (since > this.appender.leaseMs)
+      throw this.loseLease(
+        `its claim was last renewed ${since} ms ago, past the ${this.appender.leaseMs} ms lease`,
+        what,
+        name,
+      );
+  }
+
+  /**
+   * The claim is lost (the store refused a fenced write, or the lease ran out): the run stops as after an abort, its
+   * later writes are refused, and nothing of it reaches the log. The `request-aborted` refusal of the write.
+   */
+  loseLease(reason: string, what: string, name: string): FlowError {
+    if (!this.leaseLost) {
+      this.leaseLost = true;
+      this.appender.logLeaseLost(this.id, this.fence?.epoch ?? 0, reason);
+    }
+    this.abort.abort();
+    return writeAfterAbort(what, name);
   }
 
   emit(type: string, data: JsonObject): Promise<unknown> {
@@ -68,6 +118,16 @@ export class RunClaim {
     // and nothing of the run may follow it.
     if (this.abort.aborted) return Promise.reject(writeAfterAbort("event", type));
     if (this.abort.ended) return Promise.reject(writeAfterEnd("event", type));
+    if (this.fence !== undefined) {
+      try {
+        this.checkLease("event", type);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return this.appender
+        .append(this.id, type, data, this.fence)
+        .catch((error: unknown) => this.endedElsewhere(error, type));
+    }
     const appended = this.appender.append(this.id, type, data);
     return this.appender.crossProcess
       ? appended.catch((error: unknown) => this.endedElsewhere(error, type))
@@ -80,6 +140,7 @@ export class RunClaim {
    * through `ctx` are refused too, well before the next claim renewal would have noticed.
    */
   private endedElsewhere(error: unknown, type: string): never {
+    if (hasErrorCode(error, "lease-lost")) throw this.loseLease(error.message, "event", type);
     if (!hasErrorCode(error, "request-finished")) throw error;
     this.abort.abort();
     throw writeAfterAbort("event", type);
@@ -89,6 +150,7 @@ export class RunClaim {
 /** A claim whose run has started: what the executor gets. */
 export class StartedRun implements ClaimedRun {
   readonly id: string;
+  readonly fence: Fence | undefined;
   readonly abort: RunAbort;
   readonly block: AnyBlock;
   readonly policy: ActionDefinition | WebhookBinding;
@@ -100,6 +162,7 @@ export class StartedRun implements ClaimedRun {
     target: RunTarget,
   ) {
     this.id = claim.id;
+    this.fence = claim.fence;
     this.abort = claim.abort;
     this.block = target.block;
     this.policy = target.policy;
@@ -107,5 +170,13 @@ export class StartedRun implements ClaimedRun {
 
   emit(type: string, data: JsonObject): Promise<unknown> {
     return this.claim.emit(type, data);
+  }
+
+  checkLease(what: string, name: string): void {
+    this.claim.checkLease(what, name);
+  }
+
+  loseLease(reason: string, what: string, name: string): FlowError {
+    return this.claim.loseLease(reason, what, name);
   }
 }

@@ -1,4 +1,5 @@
 import {
+  type Fence,
   type JsonObject,
   type RequestEvent,
   type RequestStore,
@@ -120,9 +121,11 @@ export function appendRequestEvent(
   requestId: string,
   type: string,
   data: JsonObject,
+  fence?: Fence,
 ): Promise<unknown> {
   // The store copies what it keeps (as JSON), so the data goes in as given.
-  return store.appendEvent({ requestId, type, at: isoNow(), data });
+  const event = { requestId, type, at: isoNow(), data };
+  return fence === undefined ? store.appendEvent(event) : store.appendEvent(event, fence);
 }
 
 /** A request's events from `afterSeq` on, replayed then live, ending after the terminal event. */

@@ -53,8 +53,22 @@ export class LeaseKeeper {
   }
 
   private async renew(claim: RunClaim): Promise<void> {
+    const sentAt = Date.now();
     const version = await this.lifecycle.renew(claim.id, claim.version);
-    if (version !== null) claim.version = version;
-    else claim.abort.abort(); // aborted, or taken over after our lease lapsed: stop working on it
+    if (version !== null) {
+      claim.version = version;
+      claim.renewedAt = sentAt;
+      return;
+    }
+    // Aborted, or taken over after our lease lapsed: stop working on it. A take-over (a later claim's epoch) is a
+    // lost lease, and the log says so.
+    const current = claim.fence === undefined ? null : await this.lifecycle.read(claim.id);
+    if (current !== null && (current.epoch ?? 0) > claim.fence!.epoch) {
+      claim.loseLease(
+        `another host claimed the request (epoch ${current.epoch})`,
+        "claim renewal of",
+        claim.id,
+      );
+    } else claim.abort.abort();
   }
 }

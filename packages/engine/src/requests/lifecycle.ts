@@ -31,8 +31,9 @@ export function isLegalTransition(from: RequestStatus, to: RequestStatus): boole
 
 /** The error of a non-durable request whose host stopped: on the record and on its `request.failed` event. */
 const ORPHANED: RequestError = Object.freeze({
-  code: "internal-error",
-  message: "The host running this request stopped.",
+  code: "host-lost",
+  message:
+    "The host running this request stopped before it finished; the request was not durable, so no other host resumed it.",
   retryable: false,
 });
 
@@ -83,9 +84,12 @@ export class RequestLifecycle {
     const claimable =
       record.status === "queued" || (record.status === "running" && (record.claim?.until ?? 0) < now);
     if (!claimable) return null;
+    // Every claim is a new epoch: the writes of the run it starts carry it, and a store refuses them once a later
+    // claim (a take-over) has a greater one.
     const patch: RequestPatch = {
       status: "running",
       claim: { hostId: this.hostId, until: now + this.leaseMs },
+      epoch: (record.epoch ?? 0) + 1,
       startedAt: record.startedAt ?? isoNow(),
     };
     const result = await this.write(record.id, record.status, record.version, patch);
@@ -96,8 +100,14 @@ export class RequestLifecycle {
     claimed.status = "running";
     claimed.startedAt = patch.startedAt;
     claimed.claim = patch.claim ?? undefined;
+    claimed.epoch = patch.epoch;
     claimed.version = result.version;
     return claimed;
+  }
+
+  /** The stored record, or `null`. */
+  read(id: string): Promise<RequestRecord | null> {
+    return this.stores.requests.get(id);
   }
 
   /**

@@ -1,5 +1,6 @@
 import {
   type ActiveRequestEntry,
+  type Fence,
   FlowError,
   type FlowStores,
   hasErrorCode,
@@ -69,7 +70,8 @@ export class RequestRunner {
   /** Runs launched here and not yet settled (claimed or not), and who waits for them to drain. */
   private launched = 0;
   private idle: { promise: Promise<void>; resolve: () => void } | undefined;
-  private readonly leaseMs: number;
+  /** How long a claim holds without renewal. */
+  readonly leaseMs: number;
   readonly lifecycle: RequestLifecycle;
   private readonly leases: LeaseKeeper;
   /** No new submissions from here on ({@link close} has begun). */
@@ -149,8 +151,17 @@ export class RequestRunner {
   }
 
   /** A claim's append ({@link RunClaim}'s `appender`). */
-  append(requestId: string, type: string, data: JsonObject): Promise<unknown> {
-    return appendRequestEvent(this.options.stores.requests, requestId, type, data);
+  append(requestId: string, type: string, data: JsonObject, fence?: Fence): Promise<unknown> {
+    return appendRequestEvent(this.options.stores.requests, requestId, type, data, fence);
+  }
+
+  /** A run stopped because its claim was lost: said once, as a warning naming the request and the epoch it held. */
+  logLeaseLost(requestId: string, epoch: number, reason: string): void {
+    this.options.logger.warn("lease-lost: the run stopped and its writes are refused", {
+      requestId,
+      epoch,
+      reason,
+    });
   }
 
   private runnerFailed(requestId: string, error: unknown): void {
@@ -198,7 +209,8 @@ export class RequestRunner {
     } finally {
       this.leases.release(claim);
       this.runs.delete(id);
-      if (!cleared) await this.options.stores.requests.clearActive(id).catch(() => {});
+      // A lost claim's request is another host's now, and so is its active entry.
+      if (!cleared && !claim.leaseLost) await this.options.stores.requests.clearActive(id).catch(() => {});
       this.settled();
     }
   }
@@ -253,6 +265,8 @@ export class RequestRunner {
   private async finish(claim: RunClaim, outcome: Outcome, aborted: boolean): Promise<boolean> {
     // The block tree and its hooks are done: a context kept past them can no longer write or emit.
     claim.abort.end();
+    // A lost claim: the request is another host's (its status, its active entry, its log). Nothing more is written.
+    if (claim.leaseLost) return true;
     // Leave the active registry before the terminal event, so whoever sees the end sees it gone.
     let cleared = true;
     try {

@@ -99,9 +99,11 @@ describe("durable webhook bindings", () => {
       // Its failure event says what the record says.
       const failed = plain.events.find((e) => e.type === "request.failed");
       expect(failed?.data.error).toEqual(plain.record.error);
+      // A clear code of its own, not an internal error (issue 19): the host was lost, and nothing resumes it.
       expect(plain.record.error).toEqual({
-        code: "internal-error",
-        message: "The host running this request stopped.",
+        code: "host-lost",
+        message:
+          "The host running this request stopped before it finished; the request was not durable, so no other host resumed it.",
         retryable: false,
       });
 

@@ -1,0 +1,122 @@
+import { defineFlow, handler, hasErrorCode } from "@flowrt/core";
+import { createMemoryStores } from "@flowrt/store-memory";
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { createFlowHost } from "../host.js";
+import { type HostLogger, silentLogger } from "../logger.js";
+
+/** Blocks the event loop, as a long GC pause or a frozen VM does: no timer (no renewal) runs meanwhile. */
+function freeze(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // busy
+  }
+}
+
+function recordingLogger() {
+  const warnings: Array<{ message: string; data: Record<string, unknown> | undefined }> = [];
+  const logger: HostLogger = { ...silentLogger, warn: (message, data) => warnings.push({ message, data }) };
+  return { logger, warnings };
+}
+
+describe("a durable run whose claim lapsed stops before it writes", () => {
+  it("refuses the write (request-aborted, nothing stored, lease-lost in the log); recovery then completes it once", async () => {
+    const seen: Array<{ attempt: number; key: string; refusal?: string }> = [];
+    let attempts = 0;
+    const flow = defineFlow({
+      kind: "fenced",
+      session: { stateSchema: z.object({ done: z.number().default(0) }) },
+      actions: {
+        work: {
+          durable: true,
+          block: handler({
+            name: "work",
+            execute: async (_input, ctx) => {
+              const attempt = ++attempts;
+              seen.push({ attempt, key: ctx.idempotencyKey });
+              // The first run is frozen past its lease: its claim is not renewed meanwhile.
+              if (attempt === 1) freeze(700);
+              try {
+                await ctx.session.incState({ done: 1 });
+              } catch (error) {
+                seen[seen.length - 1]!.refusal = hasErrorCode(error, "request-aborted")
+                  ? "request-aborted"
+                  : String(error);
+                throw error;
+              }
+              return { attempt };
+            },
+          }),
+        },
+      },
+    });
+    const stores = createMemoryStores({ retention: false });
+    const { logger, warnings } = recordingLogger();
+    const host = createFlowHost({ flows: [flow], stores, logger, leaseMs: 300, recoveryIntervalMs: 100 });
+    await host.start();
+    const { request, session } = await host.invoke(
+      "fenced",
+      "work",
+      { source: "test", principal: { userId: "ada" } },
+      {
+        input: null,
+      },
+    );
+
+    await vi.waitFor(async () => expect((await stores.requests.get(request.id))?.status).toBe("completed"), {
+      timeout: 5_000,
+    });
+    const state = await stores.scopeState.get({ scope: "session", scopeId: session.id, bucket: "shared" });
+    expect(state?.value).toEqual({ done: 1 });
+    // The first run's write was refused and stopped it; the second (recovery's, a new claim) wrote once.
+    expect(seen.map((s) => s.refusal)).toEqual(["request-aborted", undefined]);
+    // The idempotency key is the request's, the same in both runs.
+    expect(new Set(seen.map((s) => s.key))).toEqual(new Set([`flowrt:${request.id}`]));
+    const record = await stores.requests.get(request.id);
+    expect(record?.output).toEqual({ attempt: 2 });
+    expect(record?.epoch).toBe(2);
+    const events = (await stores.requests.readEvents(request.id)).map((e) => e.type);
+    expect(events.filter((type) => type.startsWith("request.") && type !== "request.started")).toEqual([
+      "request.completed",
+    ]);
+    const lost = warnings.filter((w) => w.message.startsWith("lease-lost"));
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.data).toMatchObject({ requestId: request.id, epoch: 1 });
+    expect(String(lost[0]!.data?.reason)).toMatch(/last renewed \d+ ms ago, past the 300 ms lease/);
+    await host.close();
+  });
+
+  it("does not fence a non-durable run: a pause past the lease does not stop it", async () => {
+    const flow = defineFlow({
+      kind: "plain",
+      session: { stateSchema: z.object({ done: z.number().default(0) }) },
+      actions: {
+        work: {
+          block: handler({
+            name: "work",
+            execute: async (_input, ctx) => {
+              freeze(500);
+              await ctx.session.incState({ done: 1 });
+              return { ok: true };
+            },
+          }),
+        },
+      },
+    });
+    const stores = createMemoryStores({ retention: false });
+    const { logger, warnings } = recordingLogger();
+    const host = createFlowHost({ flows: [flow], stores, logger, leaseMs: 300, recoveryIntervalMs: 0 });
+    await host.start();
+    const { request } = await host.invoke(
+      "plain",
+      "work",
+      { source: "test", principal: { userId: "ada" } },
+      {},
+    );
+    await vi.waitFor(async () => expect((await stores.requests.get(request.id))?.status).toBe("completed"), {
+      timeout: 5_000,
+    });
+    expect(warnings.filter((w) => w.message.startsWith("lease-lost"))).toEqual([]);
+    await host.close();
+  });
+});

@@ -24,19 +24,21 @@ export {
   createHttpHandler,
   type HttpHandler,
   type HttpHandlerOptions,
+  problemResponse,
   requestView,
   sessionView,
 } from "./http/handler.js";
+export {
+  createMountedHandler,
+  type MountedHandler,
+  type MountedHandlerOptions,
+  type MountedRequest,
+} from "./http/mount.js";
 export { type ProblemDetails, problemFor, STATUS_BY_CODE, statusForError } from "./http/problem.js";
 export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseCookies } from "./http/request-body.js";
-export {
-  formatSseEvent,
-  type HttpRequest,
-  type HttpResponse,
-  json,
-  SSE_HEADERS,
-  type SseStream,
-} from "./http/types.js";
+export type { InboundRequest } from "./http/routes/inbound.js";
+export { formatSseEvent, SSE_HEADERS, SSE_PING, type SseStream, sseFrames } from "./http/sse.js";
+export { type HttpRequest, type HttpResponse, json } from "./http/types.js";
 export { defaultLogger, describeError, type HostLogger, silentLogger } from "./logger.js";
 export { streamRequestEvents } from "./requests/event-log.js";
 export { REQUEST_EVENT_TYPES, type RequestEventType, TERMINAL_EVENT_TYPES } from "./requests/event-types.js";

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import express from "express";
+import express, { Router } from "express";
 import request from "supertest";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { createFlowRouter } from "./create-flow-router.js";
@@ -149,6 +149,43 @@ describe("createFlowRouter", () => {
     } finally {
       server.closeAllConnections();
       server.close();
+    }
+  });
+
+  test("the router serves the same without its stack-pass shortcut: Router.handle deleted, or absent when the router is made", async () => {
+    served = await serve([notebook]);
+    const withoutShortcut = createFlowRouter(served.host);
+    // Deleting the router's own `handle` leaves Express's: every request takes the router's full pass.
+    expect(delete (withoutShortcut as { handle?: unknown }).handle).toBe(true);
+    const proto = Router.prototype as { handle?: unknown };
+    const original = proto.handle;
+    let madeWithoutHandle: ReturnType<typeof createFlowRouter>;
+    proto.handle = undefined;
+    try {
+      madeWithoutHandle = createFlowRouter(served.host);
+    } finally {
+      proto.handle = original;
+    }
+    // Made while Express had no `handle`, the router installed nothing of its own.
+    expect(Object.hasOwn(madeWithoutHandle, "handle")).toBe(false);
+    for (const router of [withoutShortcut, madeWithoutHandle]) {
+      const app = express();
+      app.use(router);
+      app.get("/health", (_req, res) => {
+        res.json({ ok: true });
+      });
+      const server = app.listen(0, "127.0.0.1");
+      await once(server, "listening");
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        await request(url).post("/api/flows/notebook/sessions").send({ userId: "u1" }).expect(201);
+        const missing = await request(url).get("/api/flows/nothing/here").expect(404);
+        expect(missing.body.code).toBe("not-found");
+        await request(url).get("/health").expect(200, { ok: true });
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
     }
   });
 

@@ -271,6 +271,32 @@ describe("custom inbound routes", () => {
     });
   });
 
+  test("OPTIONS at a route's path, where no route serves OPTIONS, is answered with the methods served there", async () => {
+    const options = vi.fn(() => new Response(null, { status: 204, headers: { allow: "mine" } }));
+    served = await serve([notebook], {
+      host: {
+        inbound: [
+          adapter([
+            { method: "POST", path: "/hooks/:team", handler: () => new Response("post") },
+            { method: "GET", path: "/hooks/:team", handler: () => new Response("get") },
+            { method: "OPTIONS", path: "/hooks/own/options", handler: options },
+          ]),
+        ],
+      },
+    });
+    const res = await request(served.url).options("/hooks/acme").expect(200);
+    expect(res.headers.allow).toBe("GET, HEAD, POST");
+    expect(res.headers["content-type"]).toBe("text/plain");
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    expect(res.text).toBe("GET, HEAD, POST");
+    // A route on OPTIONS answers it itself; a path no route has falls through to the app.
+    const own = await request(served.url).options("/hooks/own/options").expect(204);
+    expect(own.headers.allow).toBe("mine");
+    expect(options).toHaveBeenCalledTimes(1);
+    const elsewhere = await request(served.url).options("/elsewhere");
+    expect(elsewhere.headers.allow).not.toBe("GET, HEAD, POST");
+  });
+
   test("a handler that throws, or returns something else than a Response, is a 500 problem; the body is not logged", async () => {
     served = await serve([notebook], {
       host: {

@@ -1,100 +1,60 @@
 import { ServerResponse } from "node:http";
-import { formatSseEvent, type HttpResponse, type SseStream } from "@flowrt/engine";
+import type { HttpResponse } from "@flowrt/engine";
 
 /** Node's own `writeHead`, to tell a response whose `writeHead` a middleware has wrapped. */
 const NODE_WRITE_HEAD = ServerResponse.prototype.writeHead;
 
-/** Resolves at the response's next `drain` or `close`, leaving no listener behind either way. */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
-/** Writes `chunk` and flushes it through a compression middleware's buffer; false when the socket pushes back. */
-function writeNow(res: ServerResponse, chunk: Uint8Array | string): boolean {
-  const written = res.write(chunk);
-  const { flush } = res as ServerResponse & { flush?: unknown };
-  if (typeof flush === "function") flush.call(res);
-  return written;
-}
-
 /**
- * Writes `chunk`, waiting for the socket to drain when it pushes back; false once the client is gone. A
- * compression middleware in front (it gives the response a `flush`) is told to send the chunk now, so a
- * stream is not held back until it ends.
+ * Writes `chunk`, waiting for the socket to drain when it pushes back (leaving no listener behind); false once
+ * the client is gone. A compression middleware in front (it gives the response a `flush`) sends it now.
  */
 export async function write(res: ServerResponse, chunk: Uint8Array | string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
-  if (writeNow(res, chunk)) return true;
-  await drainedOrClosed(res);
+  const written = res.write(chunk);
+  const { flush } = res as ServerResponse & { flush?: unknown };
+  if (typeof flush === "function") flush.call(res);
+  if (written) return true;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off("drain", done).off("close", done);
+      resolve();
+    };
+    res.on("drain", done).on("close", done);
+  });
   return !res.destroyed;
 }
 
 /**
- * Sends the engine's event stream: one SSE message per event, a `: ping` comment whenever the stream has
- * been idle for `heartbeatMs`, and the end of the response after the last event. Leaving the loop early
- * (client gone) returns the iterator, and the request's signal has already told the engine to stop.
+ * Headers for `writeHead`: Node's own reads one flat list as is; middleware that wraps it (on-headers < 1.1:
+ * morgan, compression, express-session) reads arrays as pairs, so gets an object, as do `Set-Cookie` lines.
  */
-async function sendStream(res: ServerResponse, stream: SseStream): Promise<void> {
-  res.flushHeaders();
-  let timer: NodeJS.Timeout | undefined;
-  const ping = () => {
-    if (res.destroyed || res.writableEnded) return;
-    // Not waited on: a socket that pushes back drops nothing, and the next event waits for it.
-    writeNow(res, ": ping\n\n");
-    timer = setTimeout(ping, stream.heartbeatMs);
-  };
-  timer = setTimeout(ping, stream.heartbeatMs);
-  try {
-    for await (const event of stream.events) {
-      clearTimeout(timer);
-      if (!(await write(res, formatSseEvent(event)))) break;
-      timer = setTimeout(ping, stream.heartbeatMs);
-    }
-  } finally {
-    clearTimeout(timer);
-    if (!res.writableEnded) res.end();
+function headersFor(
+  res: ServerResponse,
+  response: HttpResponse,
+): string[] | Record<string, string | string[]> {
+  if (res.writeHead === NODE_WRITE_HEAD && !response.setCookie) {
+    const flat: string[] = [];
+    for (const name of Object.keys(response.headers)) flat.push(name, response.headers[name]!);
+    return flat;
   }
+  const headers: Record<string, string | string[]> = Object.assign({}, response.headers);
+  if (response.setCookie) headers["set-cookie"] = response.setCookie;
+  return headers;
 }
 
 /**
- * Writes an engine response: status and headers as given, then the JSON body or the event stream. A
- * HEAD request gets the stream's headers only (it would otherwise hold the connection for no bytes).
+ * Writes an engine response as it is: status (and reason phrase), headers, then its text, or its frames or
+ * chunks as the socket takes them (headers flushed first, so a client sees a stream start). Nothing is
+ * written to a client already gone; a stream that fails rejects, and the caller cuts the connection.
  */
-export async function sendResponse(res: ServerResponse, response: HttpResponse, head = false): Promise<void> {
-  if (response.stream) {
-    res.writeHead(response.status, response.headers);
-    if (head) res.end();
-    else await sendStream(res, response.stream);
-    return;
-  }
-  const body = response.bodyText ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
-  if (body === undefined) {
-    res.writeHead(response.status, response.headers);
-    res.end();
-    return;
-  }
-  const length = String(Buffer.byteLength(body));
-  if (res.writeHead === NODE_WRITE_HEAD) {
-    // Node's own writeHead takes one flat list of names and values as is, with no object to walk.
-    const headers: string[] = [];
-    for (const name of Object.keys(response.headers))
-      if (name !== "content-length") headers.push(name, response.headers[name]!);
-    headers.push("content-length", length);
-    res.writeHead(response.status, headers);
-  } else {
-    // Middleware wrapped writeHead (on-headers before 1.1, under morgan, compression and express-session): it
-    // reads an array as [name, value] pairs, so it gets an object.
-    const headers: Record<string, string> = Object.assign({}, response.headers);
-    headers["content-length"] = length;
-    res.writeHead(response.status, headers);
-  }
-  res.end(body);
+export async function sendResponse(res: ServerResponse, response: HttpResponse): Promise<void> {
+  if (res.destroyed) return;
+  if (response.statusText !== undefined) res.statusMessage = response.statusText;
+  res.writeHead(response.status, headersFor(res, response));
+  const parts = response.stream?.frames ?? response.chunks;
+  const text = response.bodyText ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
+  if (!parts) return void res.end(text);
+  res.flushHeaders();
+  for await (const part of parts) if (!(await write(res, part))) break;
+  if (!res.writableEnded) res.end();
 }

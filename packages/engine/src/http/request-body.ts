@@ -1,7 +1,7 @@
 import { FlowError, type PrincipalResolutionRequest } from "@flowrt/core";
 import type { Caller } from "../access/caller.js";
+import { decodeUtf8 } from "../utf8.js";
 import type { HttpRequest } from "./types.js";
-import { decodeUtf8 } from "./utf8.js";
 
 /** The default body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -71,7 +71,7 @@ function fromAnotherSite(request: HttpRequest): boolean {
  * body declared `application/json` (or a method other than GET, HEAD and POST) makes a browser ask first, with
  * a CORS preflight the application's CORS policy answers. A form post, or a `text/plain` or untyped body, from
  * another site ({@link fromAnotherSite}) would otherwise act with the visitor's cookies. For every route that
- * writes, webhooks aside (providers are no browsers).
+ * writes, webhooks included (a provider sends neither fetch metadata nor `Origin`, so its deliveries pass).
  */
 export function refuseCrossSiteNonJson(request: HttpRequest): void {
   if (!fromAnotherSite(request)) return;

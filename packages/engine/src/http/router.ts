@@ -1,4 +1,5 @@
 import { FlowError } from "@flowrt/core";
+import type { RouteDoc } from "./route-doc.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 export type RouteParams = Record<string, string>;
@@ -10,6 +11,8 @@ export interface Route<TContext> {
    * (one or more segments, each decoded, joined with `/`), optionally followed by literal segments.
    */
   path: string;
+  /** What the OpenAPI document says of the route (generated from these, see `openapi.ts`). */
+  doc: RouteDoc;
   handler: (request: HttpRequest, params: RouteParams, context: TContext) => Promise<HttpResponse>;
 }
 
@@ -75,7 +78,7 @@ export class RouteTable<TContext> {
   /** The same routes by method, in order (HEAD is served by the GET routes). */
   private readonly byMethod = new Map<string, CompiledRoute<TContext>[]>();
 
-  constructor(routes: Route<TContext>[]) {
+  constructor(routes: readonly Route<TContext>[]) {
     this.routes = routes.map((route) => {
       const segments = route.path.split("/").filter((s) => s !== "");
       return { ...route, segments, wildcard: segments.findIndex((s) => s.startsWith("*")) };

@@ -1,4 +1,4 @@
-import type { RequestEvent } from "@flowrt/core";
+import type { SseStream } from "./sse.js";
 
 /** A request as any transport can describe it. Header names are lower-case. */
 export interface HttpRequest {
@@ -11,15 +11,13 @@ export interface HttpRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The exact body bytes; the layer parses JSON itself. */
   rawBody?: Uint8Array;
+  /**
+   * The body still to read, when `rawBody` is not given (a Node `IncomingMessage` is one): the handler reads
+   * it under its body limit, sets `rawBody` to the bytes, and answers 413 or 400 itself when it cannot.
+   */
+  body?: AsyncIterable<Uint8Array | string>;
   /** Aborts when the client goes away (streams stop). */
   signal?: AbortSignal;
-}
-
-export interface SseStream {
-  /** Events to send, in order; the transport writes `id:`, `event:` and `data:` lines. */
-  events: AsyncIterable<RequestEvent>;
-  /** Comment lines (`: ping`) are sent this often while the stream is idle. @default 15_000 */
-  heartbeatMs: number;
 }
 
 export interface HttpResponse {
@@ -35,6 +33,15 @@ export interface HttpResponse {
   bodyText?: string;
   /** Set instead of `body` for `text/event-stream` responses. */
   stream?: SseStream;
+  /** The reason phrase to send beside the status, when not the standard one (custom inbound routes). */
+  statusText?: string;
+  /** `Set-Cookie` header lines, each sent as a header of its own (custom inbound routes). */
+  setCookie?: string[];
+  /**
+   * A body of bytes to send as they come, set instead of `body` (a custom inbound route's streamed
+   * `Response`). A transport stops asking for chunks once its client is gone.
+   */
+  chunks?: AsyncIterable<Uint8Array>;
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
@@ -60,26 +67,4 @@ class JsonTextResponse implements HttpResponse {
 
 export function jsonText(status: number, bodyText: string): HttpResponse {
   return new JsonTextResponse(status, bodyText);
-}
-
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-cache, no-transform",
-  "x-accel-buffering": "no",
-  connection: "keep-alive",
-};
-
-/** Formats one event as SSE lines. */
-export function formatSseEvent(event: RequestEvent): string {
-  const envelope: Record<string, unknown> = {
-    seq: event.seq,
-    type: event.type,
-    requestId: event.requestId,
-    at: event.at,
-  };
-  // The envelope's fields win over a payload field of the same name.
-  for (const [key, value] of Object.entries(event.data))
-    if (!Object.hasOwn(envelope, key)) envelope[key] = value;
-  const data = JSON.stringify(envelope);
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }

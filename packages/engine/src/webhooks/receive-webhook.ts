@@ -14,14 +14,23 @@ import { assertAddress, assertBinding } from "../access/ownership.js";
 import { parseBlockInput } from "../execution/blocks/validate-io.js";
 import type { RegisteredFlow } from "../flows/registry.js";
 import type { FlowHost } from "../host.js";
-import { statusForError } from "../http/problem.js";
-import { decodeUtf8 } from "../http/utf8.js";
 import { describeError } from "../logger.js";
 import { actionLabel, type NewRequest } from "../requests/request-runner.js";
+import { assertSessionId } from "../sessions/session-service.js";
+import { decodeUtf8 } from "../utf8.js";
 
+/**
+ * What became of a delivery, for a transport to answer: `accepted` (a request was made: it runs, or it
+ * failed before running and its record says why), `ignored` (no binding for the event type, or `when` said
+ * no), `acknowledged` (a handshake: `body` is the provider's answer, nothing is dispatched) or `refused` (a
+ * coded error: unknown flow or provider, a signature that does not verify, a body that does not parse, a
+ * host that is not serving). Anything else the pipeline meets is thrown.
+ */
 export type WebhookOutcome =
-  | { status: 200; body: unknown }
-  | { status: 202; body: { requestId: string } | { ignored: true; reason: string } };
+  | { kind: "accepted"; requestId: string }
+  | { kind: "ignored"; reason: string }
+  | { kind: "acknowledged"; body: unknown }
+  | { kind: "refused"; error: FlowError };
 
 function decodeOrThrow(rawBody: Uint8Array): string {
   const text = decodeUtf8(rawBody);
@@ -37,19 +46,12 @@ function hasOwnBinding(on: Readonly<Record<string, WebhookBinding>>, eventType: 
   return eventType !== null && Object.hasOwn(on, eventType) ? on[eventType] : undefined;
 }
 
-/** The flow a webhook path names: an instance id, else the only instance of a kind. */
-function webhookFlow(host: FlowHost, flowKind: string): RegisteredFlow {
-  const byId = host.registry.find(flowKind);
-  if (byId) return byId;
-  const instances = host.registry.instancesOfKind(flowKind);
-  if (instances.length === 1) return instances[0]!;
-  throw new FlowError("flow-not-found", `No flow "${flowKind}" receives webhooks here.`);
-}
+const refused = (error: FlowError): WebhookOutcome => ({ kind: "refused", error });
 
 /**
  * The webhook pipeline, in the specification's order: verify, parse, extract the event type,
- * acknowledge handshakes, route through `on[eventType]`, run `when`, ensure the session, dispatch,
- * answer 202. The 202 never waits for the handler: the run's outcome lands on the request record.
+ * acknowledge handshakes, route through `on[eventType]`, run `when`, ensure the session, dispatch.
+ * An accepted delivery never waits for the handler: the run's outcome lands on the request record.
  * No deduplication: `deliveryId` is recorded (`metadata.webhook.deliveryId`) and idempotency is the
  * action's job.
  */
@@ -60,11 +62,15 @@ export async function receiveWebhook(
   caller: Caller & { rawBody: Uint8Array; headers: Record<string, string | string[] | undefined> },
 ): Promise<WebhookOutcome> {
   // A host never started starts now; a closed one would persist a request nobody runs: refuse before reading.
-  if (!host.started) await host.ensureStarted();
-  if (!host.started) {
-    throw new FlowError("host-not-started", "The host is not started; webhook deliveries are refused.");
+  try {
+    await host.ready();
+  } catch (error) {
+    if (hasErrorCode(error, "host-not-started")) return refused(error);
+    throw error;
   }
-  const flow = webhookFlow(host, flowKind);
+  // An instance id, else the only instance of a kind.
+  const flow = host.registry.named(flowKind);
+  if (!flow) return refused(new FlowError("flow-not-found", `No flow "${flowKind}" receives webhooks here.`));
   const bindings = Object.hasOwn(flow.definition.webhooks, provider)
     ? flow.definition.webhooks[provider]
     : undefined;
@@ -72,7 +78,7 @@ export async function receiveWebhook(
     ? host.webhookProviders[provider]
     : undefined;
   if (!bindings || !definition) {
-    throw new FlowError("not-found", `Flow "${flow.id}" does not receive "${provider}" webhooks.`);
+    return refused(new FlowError("not-found", `Flow "${flow.id}" does not receive "${provider}" webhooks.`));
   }
   const { rawBody, headers } = caller;
 
@@ -82,7 +88,9 @@ export async function receiveWebhook(
   } catch {
     verified = false; // a verifier that throws refuses, like one that answers false
   }
-  if (!verified) throw new FlowError("webhook-verification-failed", "The webhook signature did not verify.");
+  if (!verified) {
+    return refused(new FlowError("webhook-verification-failed", "The webhook signature did not verify."));
+  }
 
   let payload: unknown;
   try {
@@ -90,12 +98,14 @@ export async function receiveWebhook(
   } catch {
     // The default parse reads JSON, so its failure is the API's malformed-JSON answer; a provider's own
     // parse (form bodies, XML) fails with a code of its own.
-    throw definition.parse
-      ? new FlowError("webhook-parse-failed", "The webhook body could not be parsed.")
-      : new FlowError("invalid-json", "The webhook body is not valid JSON (UTF-8).");
+    return refused(
+      definition.parse
+        ? new FlowError("webhook-parse-failed", "The webhook body could not be parsed.")
+        : new FlowError("invalid-json", "The webhook body is not valid JSON (UTF-8)."),
+    );
   }
   // Extractors are application code over untrusted payloads: one that throws makes the delivery
-  // untyped (ignored with 202) or id-less, never a 500 the provider would retry forever.
+  // untyped (ignored) or id-less, never a failure the provider would retry forever.
   let eventType: string | null = null;
   let deliveryId: string | undefined;
   try {
@@ -121,19 +131,19 @@ export async function receiveWebhook(
 
   const acknowledgement = definition.acknowledge ? await definition.acknowledge(event) : null;
   if (acknowledgement !== null && acknowledgement !== undefined)
-    return { status: 200, body: acknowledgement };
+    return { kind: "acknowledged", body: acknowledgement };
 
   const binding = hasOwnBinding(bindings.on, eventType);
-  if (!binding) return { status: 202, body: { ignored: true, reason: "no binding for this event type" } };
+  if (!binding) return { kind: "ignored", reason: "no binding for this event type" };
   try {
-    if (binding.when && !binding.when(event)) return { status: 202, body: { ignored: true, reason: "when" } };
+    if (binding.when && !binding.when(event)) return { kind: "ignored", reason: "when" };
   } catch (error) {
     host.logger.warn("webhook `when` threw; delivery ignored", {
       provider,
       eventType,
       error: describeError(error),
     });
-    return { status: 202, body: { ignored: true, reason: "when threw" } };
+    return { kind: "ignored", reason: "when threw" };
   }
 
   // One literal per case: a member added afterwards would move the object's members out of line.
@@ -143,30 +153,27 @@ export async function receiveWebhook(
   // Checked again after the awaits above: a host that began closing meanwhile makes no session for a delivery
   // its runner would refuse.
   if (!host.started)
-    throw new FlowError("host-not-started", "The host is closed; webhook deliveries are refused.");
+    return refused(new FlowError("host-not-started", "The host is closed; webhook deliveries are refused."));
 
-  let session: SessionRecord;
-  try {
-    session = await ensureSession(host, flow, binding, event, principal);
-  } catch (error) {
+  const named = await ensureSession(host, flow, binding, event, principal);
+  if ("refusal" in named) {
     // The named session cannot take this delivery: it is bound to another principal (taken by a client that
     // chose that id, say) or another flow instance, or the id is not a session id. A provider retrying would
-    // meet the same refusal, so the delivery is a failed request (202) in a session of its own, as a failing
-    // input is. A throwing `sessionId` function or a store failure stays an error the provider retries.
-    if (!isFlowError(error) || statusForError(error) >= 500) throw error;
+    // meet the same refusal, so the delivery is a failed request in a session of its own, as a failing input
+    // is. A throwing `sessionId` function or a store failure stays an error the provider retries.
     host.logger.warn("webhook delivery refused by its session; recorded as a failed request", {
       provider,
       eventType,
-      error: describeError(error),
+      error: describeError(named.refusal),
     });
     const own = await ephemeralSession(host, flow, principal);
     const failed = await host.requests.persistFailed(
       webhookRequest(flow, own, principal, binding, webhook),
-      error,
+      named.refusal,
     );
-    return { status: 202, body: { requestId: failed.id } };
+    return { kind: "accepted", requestId: failed.id };
   }
-  const request = webhookRequest(flow, session, principal, binding, webhook);
+  const request = webhookRequest(flow, named.session, principal, binding, webhook);
   let input: unknown;
   try {
     input = binding.input ? await binding.input(event) : payload;
@@ -191,7 +198,7 @@ export async function receiveWebhook(
     }
   } catch (error) {
     const failed = await host.requests.persistFailed(request, error);
-    return { status: 202, body: { requestId: failed.id } };
+    return { kind: "accepted", requestId: failed.id };
   }
   request.input = input;
   // A payload straight from the default JSON parse, unchanged by a binding, is JSON already.
@@ -206,9 +213,9 @@ export async function receiveWebhook(
     request.input = null;
     request.inputIsJson = true;
     const failed = await host.requests.persistFailed(request, error);
-    return { status: 202, body: { requestId: failed.id } };
+    return { kind: "accepted", requestId: failed.id };
   }
-  return { status: 202, body: { requestId: record.id } };
+  return { kind: "accepted", requestId: record.id };
 }
 
 /** The request a delivery makes, before its input is set. */
@@ -255,17 +262,26 @@ function ephemeralSession(
   return host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
 }
 
-/** A fresh ephemeral session, or the named one found or created and bound to the delivery's principal. */
+/**
+ * A fresh ephemeral session, or the named one found or created and bound to the delivery's principal; or
+ * the session's refusal of the delivery (an id that is no session id, another flow instance's session,
+ * another principal's). What the application's `sessionId` function or the store throws is thrown.
+ */
 async function ensureSession(
   host: FlowHost,
   flow: RegisteredFlow,
   binding: WebhookBinding,
   event: WebhookInboundEvent,
   principal: { userId: string; orgId?: string; tenantId?: string },
-): Promise<SessionRecord> {
+): Promise<{ session: SessionRecord } | { refusal: FlowError }> {
   const sessionId = binding.sessionId ? await binding.sessionId(event) : undefined;
   if (sessionId === undefined || sessionId === null) {
-    return ephemeralSession(host, flow, principal);
+    return { session: await ephemeralSession(host, flow, principal) };
+  }
+  try {
+    assertSessionId(sessionId);
+  } catch (error) {
+    return { refusal: error as FlowError };
   }
   let session = await host.stores.sessions.get(sessionId);
   if (!session) {
@@ -277,7 +293,12 @@ async function ensureSession(
       if (!session) throw error;
     }
   }
-  assertAddress(host.registry, flow, session);
-  assertBinding(session, principal);
-  return session;
+  try {
+    assertAddress(host.registry, flow, session);
+    assertBinding(session, principal);
+  } catch (error) {
+    if (!isFlowError(error)) throw error;
+    return { refusal: error };
+  }
+  return { session };
 }

@@ -4,10 +4,10 @@
  * started) when the parent SIGKILLs it.
  */
 import type { FlowStores } from "@flowrt/core";
+import { createHttpHandler } from "@flowrt/engine";
 import { createFsStores } from "@flowrt/store-fs";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import { createFlowHost } from "../../host.js";
-import { createHttpHandler } from "../../http/handler.js";
 import { silentLogger } from "../../logger.js";
 import { ledger, ledgerProviders } from "./webhook-durable-flow.js";
 import { SECRET, serveOverSocket } from "./webhook-harness.js";

@@ -5,14 +5,13 @@
  * that need a real socket.
  */
 import { createHmac } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FlowStores, NewRequestEvent, RequestRecord, RequestStatus, SessionRecord } from "@flowrt/core";
+import { createHttpHandler, type HttpHandler, type HttpResponse } from "@flowrt/engine";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { createFlowHost, type FlowHost } from "../../host.js";
 import type { FlowHostOptions } from "../../host-options.js";
-import { createHttpHandler, type HttpHandler } from "../../http/handler.js";
-import type { HttpResponse } from "../../http/types.js";
 import { silentLogger } from "../../logger.js";
 
 export const SECRET = "whsec_transport_test";
@@ -153,18 +152,9 @@ export async function startWebhookHost(
   };
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
 /**
  * Serves an HTTP handler on an ephemeral 127.0.0.1 port with node:http: the smallest converter that
- * keeps the raw bytes (the engine has no web framework dependency). JSON responses only.
+ * hands the engine the request stream (the engine has no web framework dependency). JSON responses only.
  */
 export async function serveOverSocket(
   http: HttpHandler,
@@ -172,7 +162,6 @@ export async function serveOverSocket(
 ): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     void (async () => {
-      const rawBody = await readBody(req);
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       const response = await http({
         method: req.method ?? "GET",
@@ -180,7 +169,8 @@ export async function serveOverSocket(
         url: req.url ?? "/",
         query: Object.fromEntries(url.searchParams),
         headers: { ...req.headers },
-        rawBody: new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength),
+        // The request stream itself: the engine reads it under its body limit.
+        body: req,
       });
       res.writeHead(response.status, response.headers);
       res.end(response.body === undefined ? undefined : JSON.stringify(response.body));

@@ -1,7 +1,8 @@
-import type { HttpContext } from "./handler.js";
-import { httpCaller, parseObjectBody, queryString } from "./request-body.js";
-import type { Route } from "./router.js";
-import { json, jsonText } from "./types.js";
+import type { HttpContext } from "../handler.js";
+import { httpCaller, parseObjectBody, queryString } from "../request-body.js";
+import { jsonAnswer, jsonBody } from "../route-doc.js";
+import type { Route } from "../router.js";
+import { json, jsonText } from "../types.js";
 
 const base = "/sessions/:sessionId/resources/:ref";
 
@@ -13,12 +14,33 @@ export const resourceRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: `${base}/content`,
+    doc: {
+      summary: "Single resource content",
+      responses: { 200: jsonAnswer("{ content }") },
+      errors: [401, 403, 404],
+    },
     handler: async (req, { sessionId, ref }, { host }) =>
       json(200, await (await host.resourceApi(sessionId!, httpCaller(req))).readContent(ref!)),
   },
   {
     method: "GET",
     path: base,
+    doc: {
+      summary: "List a collection page",
+      parameters: [
+        {
+          name: "limit",
+          in: "query",
+          description: "Page size, at most 200: a larger value is served as 200 (not refused).",
+          schema: { type: "integer", minimum: 1, default: 50 },
+        },
+        { name: "offset", in: "query", schema: { type: "integer", minimum: 0, default: 0 } },
+        { name: "topicPrefix", in: "query", schema: { type: "string" } },
+        { name: "cursor", in: "query", schema: { type: "string" } },
+      ],
+      responses: { 200: jsonAnswer("Collection page") },
+      errors: [400, 401, 403, 404],
+    },
     handler: async (req, { sessionId, ref }, { host }) => {
       const api = await host.resourceApi(sessionId!, httpCaller(req));
       const query = {
@@ -34,6 +56,12 @@ export const resourceRoutes: Route<HttpContext>[] = [
   {
     method: "POST",
     path: base,
+    doc: {
+      summary: "Create a collection item",
+      requestBody: jsonBody("ItemCreate"),
+      responses: { 201: jsonAnswer("Created") },
+      errors: [400, 401, 403, 404, 409, 413, 415, 503],
+    },
     handler: async (req, { sessionId, ref }, { host }) => {
       const body = parseObjectBody(req);
       const api = await host.resourceApi(sessionId!, httpCaller(req));
@@ -43,12 +71,19 @@ export const resourceRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: `${base}/*topic/content`,
+    doc: { summary: "Item content", responses: { 200: jsonAnswer("{ content }") }, errors: [401, 403, 404] },
     handler: async (req, { sessionId, ref, topic }, { host }) =>
       json(200, await (await host.resourceApi(sessionId!, httpCaller(req))).readItemContent(ref!, topic!)),
   },
   {
     method: "PATCH",
     path: `${base}/*topic/content`,
+    doc: {
+      summary: "Replace item content",
+      requestBody: jsonBody("ItemContent", true),
+      responses: { 200: jsonAnswer("Updated") },
+      errors: [400, 401, 403, 404, 413, 415, 503],
+    },
     handler: async (req, { sessionId, ref, topic }, { host }) => {
       const body = parseObjectBody(req);
       const api = await host.resourceApi(sessionId!, httpCaller(req));
@@ -58,12 +93,23 @@ export const resourceRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: `${base}/*topic`,
+    doc: {
+      summary: "Item state (clientData)",
+      pathParams: { topic: "item key; encode '/' as %2F" },
+      responses: { 200: jsonAnswer("Item") },
+      errors: [401, 403, 404],
+    },
     handler: async (req, { sessionId, ref, topic }, { host }) =>
       jsonText(200, await (await host.resourceApi(sessionId!, httpCaller(req))).readItemJson(ref!, topic!)),
   },
   {
     method: "DELETE",
     path: `${base}/*topic`,
+    doc: {
+      summary: "Delete an item (200 when missing)",
+      responses: { 200: jsonAnswer("Deleted") },
+      errors: [401, 403, 404, 409, 415, 503],
+    },
     handler: async (req, { sessionId, ref, topic }, { host }) =>
       json(200, await (await host.resourceApi(sessionId!, httpCaller(req))).deleteItem(ref!, topic!)),
   },

@@ -1,9 +1,9 @@
 import { defineFlow, defineResourceCollection } from "@flowrt/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { withHost } from "../testing/fixtures.js";
-import { createHttpHandler } from "./handler.js";
-import type { HttpRequest } from "./types.js";
+import { withHost } from "../../testing/fixtures.js";
+import { createHttpHandler } from "../handler.js";
+import type { HttpRequest } from "../types.js";
 
 const post = (path: string, body: string): HttpRequest => ({
   method: "POST",

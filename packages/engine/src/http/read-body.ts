@@ -1,0 +1,96 @@
+import { FlowError, isFlowError } from "@flowrt/core";
+
+/** What {@link readBody} reads: the bytes at hand, or the body still to read, and the headers that describe it. */
+export interface BodySource {
+  headers: Record<string, string | string[] | undefined>;
+  /** The exact bytes, already read (by a body parser's `verify` hook, say). */
+  rawBody?: Uint8Array | undefined;
+  /** The body still to read: a Node `IncomingMessage`, or any iterable of byte chunks. */
+  body?: AsyncIterable<Uint8Array | string> | undefined;
+}
+
+const NO_BODY: Uint8Array = Buffer.alloc(0);
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Whether a request message has a body at all: a Content-Length other than 0, or a Transfer-Encoding
+ * (RFC 9112 §6.3). A message with neither has none, whatever a transport hands over.
+ */
+function declaresBody(headers: BodySource["headers"]): boolean {
+  const length = first(headers["content-length"]);
+  return headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+function tooLarge(limit: number): FlowError {
+  return new FlowError("payload-too-large", `The request body exceeds ${limit} bytes.`, {
+    details: { limit },
+  });
+}
+
+/**
+ * Reads off and discards what is left of a body, so that a client still sending sees the answer rather than
+ * a reset connection (the iterator is never returned early: a Node request would destroy its socket).
+ */
+async function discard(iterator: AsyncIterator<unknown>): Promise<void> {
+  try {
+    while (!(await iterator.next()).done) {
+      // each chunk is dropped as it arrives
+    }
+  } catch {
+    // the client went away: nothing is left to read
+  }
+}
+
+/** Reads off what is left of a body that will not be used (a request refused before its body was read). */
+export async function discardBody(source: BodySource): Promise<void> {
+  if (source.rawBody !== undefined || source.body === undefined || !declaresBody(source.headers)) return;
+  await discard(source.body[Symbol.asyncIterator]());
+}
+
+/**
+ * The request's exact body bytes, held to `limit`: the bytes at hand, or the body read here. A body over the
+ * limit is 413 `payload-too-large` (with `limit`), refused from its Content-Length alone when that is over,
+ * else after at most the limit and one chunk were held; the rest is read off and dropped before the refusal.
+ * A body that ends short of its Content-Length, or fails to read (the client went away), is 400
+ * `invalid-request`; an error the body itself raises with a code (a transport's own refusal) keeps it.
+ */
+export async function readBody(source: BodySource, limit: number): Promise<Uint8Array> {
+  if (source.rawBody !== undefined) {
+    if (source.rawBody.byteLength > limit) throw tooLarge(limit);
+    return source.rawBody;
+  }
+  if (source.body === undefined || !declaresBody(source.headers)) return NO_BODY;
+  const declared = first(source.headers["content-length"]);
+  const length = declared === undefined ? Number.NaN : Number.parseInt(declared, 10);
+  const iterator = source.body[Symbol.asyncIterator]();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  try {
+    if (length > limit) {
+      await discard(iterator);
+      throw tooLarge(limit);
+    }
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      const chunk = typeof next.value === "string" ? Buffer.from(next.value) : next.value;
+      received += chunk.byteLength;
+      if (received > limit) {
+        await discard(iterator);
+        throw tooLarge(limit);
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (isFlowError(error)) throw error;
+    throw new FlowError("invalid-request", "The request body could not be read.");
+  }
+  if (!Number.isNaN(length) && received !== length) {
+    throw new FlowError("invalid-request", "The request body does not match its Content-Length.");
+  }
+  if (chunks.length === 1 && Buffer.isBuffer(chunks[0])) return chunks[0];
+  return Buffer.concat(chunks, received);
+}

@@ -1,0 +1,103 @@
+import type { RequestRecord } from "@flowrt/core";
+import { lastEventId, streamResponse } from "../event-stream-response.js";
+import type { HttpContext } from "../handler.js";
+import { httpCaller, queryValues } from "../request-body.js";
+import { jsonAnswer, narrowing, SSE_ANSWER } from "../route-doc.js";
+import type { Route } from "../router.js";
+import { json } from "../types.js";
+
+/**
+ * The architecture's request view, plus the principal it ran as (`userId`, `orgId`): the specification's
+ * request record "carries `userId`".
+ */
+export function requestView(request: RequestRecord) {
+  return {
+    id: request.id,
+    sessionId: request.sessionId,
+    flowId: request.flowId,
+    action: request.action,
+    status: request.status,
+    userId: request.userId,
+    ...(request.orgId !== undefined ? { orgId: request.orgId } : {}),
+    ...(request.output !== undefined ? { output: request.output } : {}),
+    ...(request.error !== undefined ? { error: request.error } : {}),
+    createdAt: request.createdAt,
+    ...(request.completedAt !== undefined ? { completedAt: request.completedAt } : {}),
+    metadata: request.metadata,
+  };
+}
+
+/** Requests: the caller's active ones, one request, its event stream, abort and retry. */
+export const requestRoutes: Route<HttpContext>[] = [
+  {
+    method: "GET",
+    path: "/active-requests",
+    doc: {
+      summary: "List the caller's active requests (never refused, as the session list)",
+      parameters: [narrowing("userId")],
+      responses: { 200: jsonAnswer("Requests") },
+    },
+    handler: async (req, _params, { host }) => {
+      const userId = queryValues(req, "userId");
+      const requests = await host.listActiveRequests(httpCaller(req), userId !== undefined ? { userId } : {});
+      return json(200, { requests });
+    },
+  },
+  {
+    method: "GET",
+    path: "/requests/:requestId",
+    doc: { summary: "Request status", responses: { 200: jsonAnswer("Request") }, errors: [401, 403, 404] },
+    handler: async (req, { requestId }, { host }) =>
+      json(200, { request: requestView(await host.getRequest(requestId!, httpCaller(req))) }),
+  },
+  {
+    method: "GET",
+    path: "/requests/:requestId/stream",
+    doc: {
+      summary: "Request event stream (resumes after Last-Event-ID or ?after=)",
+      parameters: [
+        { name: "after", in: "query", schema: { type: "integer", minimum: 0 } },
+        {
+          name: "Last-Event-ID",
+          in: "header",
+          description: "The last event id seen; wins over ?after= when not empty.",
+          schema: { type: "integer", minimum: 0 },
+        },
+      ],
+      responses: { 200: SSE_ANSWER },
+      errors: [400, 401, 403, 404],
+    },
+    handler: async (req, { requestId }, ctx) => {
+      // The owner first (401/403/404 for an addressed route), then the resume point.
+      await ctx.host.getRequest(requestId!, httpCaller(req));
+      const afterSeq = lastEventId(req);
+      return streamResponse(ctx, requestId!, req, afterSeq);
+    },
+  },
+  {
+    method: "POST",
+    path: "/requests/:requestId/abort",
+    doc: {
+      summary: "Abort a request",
+      responses: { 202: jsonAnswer("{ status }") },
+      errors: [401, 403, 404, 409, 415],
+    },
+    handler: async (req, { requestId }, { host }) => {
+      const record = await host.abortRequest(requestId!, httpCaller(req));
+      return json(202, { status: record.status });
+    },
+  },
+  {
+    method: "POST",
+    path: "/requests/:requestId/retry",
+    doc: {
+      summary: "Re-run a request with the same input",
+      responses: { 202: jsonAnswer("{ requestId, sessionId }") },
+      errors: [401, 403, 404, 409, 415, 503],
+    },
+    handler: async (req, { requestId }, { host }) => {
+      const record = await host.retryRequest(requestId!, httpCaller(req));
+      return json(202, { requestId: record.id, sessionId: record.sessionId });
+    },
+  },
+];

@@ -5,7 +5,7 @@
  * memory store and collection, alternating rounds, in this process. The fast path stays while the ratio is above 1.
  */
 import { defineFlow, defineResourceCollection, type FlowStores } from "@flowrt/core";
-import { createClientResourceApi, createFlowHost } from "@flowrt/engine";
+import { createFlowHost } from "@flowrt/engine";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { z } from "zod";
 import { formatTable, type Measurement, measure } from "./measure.js";

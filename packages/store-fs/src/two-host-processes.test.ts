@@ -13,8 +13,10 @@ import { makeTempDir, removeTempDir } from "./testing/temp-dir.js";
 const LEASE_MS = 2_000;
 /** The action sleeps this long before its write: past the lease. */
 const SLEEP_MS = 2_500;
-/** Trials run side by side, each over its own folder. */
-const TRIALS = 3;
+/** Trials, as issue 19 asks (50); `FLOWRT_TURN_TRIALS` runs fewer while working on the test. */
+const TRIALS = Number(process.env.FLOWRT_TURN_TRIALS ?? 50);
+/** Trials run side by side in batches of this many, each over its own folder. */
+const BATCH = 5;
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -73,6 +75,9 @@ describe("two host processes over one folder, taking turns", () => {
   }
 
   it(`SIGSTOP past the lease, take-over by a second process, SIGCONT: the effect lands once, the request completes once, the stale host logs lease-lost (${TRIALS} trials)`, async () => {
-    await Promise.all(Array.from({ length: TRIALS }, (_, i) => trial(i)));
-  }, 60_000);
+    for (let first = 0; first < TRIALS; first += BATCH) {
+      await Promise.all(Array.from({ length: Math.min(BATCH, TRIALS - first) }, (_, i) => trial(first + i)));
+      await Promise.all(hosts.splice(0).map((host) => host.stop()));
+    }
+  }, 900_000);
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ALL_CASES } from "./cases/index.js";
 import type { ConformanceCaseName } from "./describe-store-conformance.js";
+import { FENCED_METHODS, type FenceFlaw, withFenceFlaw } from "./testing/fence-flaws.js";
 import { createNaiveStores, type NaiveStoreFlaw } from "./testing/naive-stores.js";
 
 /**
@@ -43,6 +44,20 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   "counts-cap-before-waiting": ["concurrency/capped-creates"],
   "cap-before-absent": ["resources/capped-create"],
   "cap-ignores-leaf": ["resources/capped-create", "concurrency/capped-creates"],
+  "ignores-fences": [
+    "fencing/stale-epoch",
+    "fencing/missing-request",
+    "fencing/after-release",
+    "fencing/peer-claim",
+  ],
+  "fences-before-waiting": ["fencing/claim-race"],
+  "forgets-epoch-on-update": [
+    "fencing/epoch-persists",
+    "fencing/stale-epoch",
+    "fencing/after-release",
+    "fencing/peer-claim",
+  ],
+  "refuses-current-epoch": ["fencing/current-epoch", "fencing/stale-epoch", "fencing/peer-claim"],
 };
 
 function caseNamed(name: ConformanceCaseName) {
@@ -58,6 +73,35 @@ describe("the suite fails flawed stores", () => {
         await expect(caseNamed(name).run(createNaiveStores())).resolves.toBeUndefined();
         await expect(caseNamed(name).run(createNaiveStores(flaw))).rejects.toThrow();
       });
+    }
+  }
+});
+
+/**
+ * The fencing cases call every fenced method: a store whose one method mishandles its fence is caught, whichever
+ * method it is (the planted flaws above are caught by the first method a case calls).
+ */
+const fenceFlaws: Record<FenceFlaw, ConformanceCaseName[]> = {
+  "drops-fence": [
+    "fencing/stale-epoch",
+    "fencing/missing-request",
+    "fencing/after-release",
+    "fencing/peer-claim",
+  ],
+  "reads-claim-before-writing": ["fencing/claim-race"],
+};
+
+describe("the fencing cases check every fenced method", () => {
+  for (const [flaw, names] of Object.entries(fenceFlaws) as [FenceFlaw, ConformanceCaseName[]][]) {
+    for (const method of FENCED_METHODS) {
+      for (const name of names) {
+        it(`${name} catches a store whose ${method} ${flaw.replaceAll("-", " ")}`, async () => {
+          await expect(caseNamed(name).run(createNaiveStores())).resolves.toBeUndefined();
+          await expect(caseNamed(name).run(withFenceFlaw(createNaiveStores(), method, flaw))).rejects.toThrow(
+            method,
+          );
+        });
+      }
     }
   }
 });

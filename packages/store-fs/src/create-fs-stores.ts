@@ -2,9 +2,12 @@ import {
   DEFAULT_RETENTION,
   DefinitionError,
   type FlowStores,
+  type RequestRecord,
   type RetentionOptions,
   resolveRetention,
 } from "@flowrt/core";
+import { DocTable } from "./internal/doc-table.js";
+import { FenceGate } from "./internal/fence-gate.js";
 import { FsContext } from "./internal/fs-context.js";
 import { KeyedMutex } from "./internal/keyed-mutex.js";
 import { SessionScopes } from "./internal/session-scopes.js";
@@ -62,12 +65,14 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
   const ctx = new FsContext(options.dir, options.fsync ?? true);
   const mutex = new KeyedMutex();
   const sessionScopes = new SessionScopes(ctx, mutex);
+  const requestTable = new DocTable<RequestRecord>(ctx, "requests");
+  const fences = new FenceGate(requestTable);
   const sessions = new FsSessionStore(ctx, mutex);
-  const scopeState = new FsScopeStateStore(ctx, mutex, sessionScopes);
-  const resources = new FsResourceStore(ctx, mutex, sessionScopes);
+  const scopeState = new FsScopeStateStore(ctx, mutex, sessionScopes, fences);
+  const resources = new FsResourceStore(ctx, mutex, sessionScopes, fences);
   // An ephemeral session goes with its last request, and its session-scope data first (a crash in
   // between leaves the session without its data, never data nothing points to any more).
-  const requests = new FsRequestStore(ctx, mutex, async (sessionIds) => {
+  const requests = new FsRequestStore(ctx, mutex, requestTable, fences, async (sessionIds) => {
     for (const id of sessionIds) {
       const session = await sessions.get(id);
       if ((session?.metadata as { ephemeral?: unknown } | undefined)?.ephemeral !== true) continue;

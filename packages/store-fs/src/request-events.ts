@@ -1,10 +1,12 @@
-import type { NewRequestEvent, RequestEvent } from "@flowrt/core";
+import type { Fence, NewRequestEvent, RequestEvent } from "@flowrt/core";
 import { AppendLog, readJsonLines } from "./internal/append-log.js";
+import type { FenceGate } from "./internal/fence-gate.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { fannedPath, nameOf } from "./internal/naming.js";
 import {
   assertCount,
+  assertFence,
   assertJsonObject,
   assertNonEmptyString,
   assertString,
@@ -30,28 +32,33 @@ export class FsRequestEvents {
   constructor(
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
+    private readonly fences: FenceGate,
   ) {}
 
-  async append(event: NewRequestEvent): Promise<RequestEvent> {
+  async append(event: NewRequestEvent, fence?: Fence): Promise<RequestEvent> {
     assertJsonObject(event, "event");
     assertNonEmptyString(event.requestId, "event.requestId");
     assertNonEmptyString(event.type, "event.type");
     assertString(event.at, "event.at");
     assertJsonObject(event.data, "event.data");
+    assertFence(fence);
     const data = jsonCopy(event.data, "event.data");
     await this.ctx.ready();
-    let state = await this.loaded(event.requestId);
-    // A failed write elsewhere may have reset the counter while this call waited.
-    while (state.next === null) state = await this.loaded(event.requestId);
-    const stored: RequestEvent = {
-      seq: state.next!++,
-      type: event.type,
-      requestId: event.requestId,
-      at: event.at,
-      data,
-    };
-    await state.log.append(JSON.stringify(stored), true, () => this.publish(stored));
-    return structuredClone(stored);
+    // The seq is taken after the fence check: a refused event uses none.
+    return this.fences.write(fence, async () => {
+      let state = await this.loaded(event.requestId);
+      // A failed write elsewhere may have reset the counter while this call waited.
+      while (state.next === null) state = await this.loaded(event.requestId);
+      const stored: RequestEvent = {
+        seq: state.next!++,
+        type: event.type,
+        requestId: event.requestId,
+        at: event.at,
+        data,
+      };
+      await state.log.append(JSON.stringify(stored), true, () => this.publish(stored));
+      return structuredClone(stored);
+    });
   }
 
   async read(requestId: string, afterSeq = 0, limit?: number): Promise<RequestEvent[]> {

@@ -1,6 +1,7 @@
 import type {
   ActiveRequestEntry,
   CasResult,
+  Fence,
   NewRequestEvent,
   RequestEvent,
   RequestPatch,
@@ -12,7 +13,8 @@ import type {
 import { FlowError, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import { FsActiveRegistry } from "./active-registry.js";
 import { compareStrings } from "./internal/compare-strings.js";
-import { DocTable } from "./internal/doc-table.js";
+import type { DocTable } from "./internal/doc-table.js";
+import type { FenceGate } from "./internal/fence-gate.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { LazyLoad } from "./internal/lazy-load.js";
@@ -40,20 +42,24 @@ const TERMINAL = new Set<RequestStatus>(TERMINAL_REQUEST_STATUSES);
  * first such call of this instance.
  */
 export class FsRequestStore implements RequestStore {
-  private readonly table: DocTable<RequestRecord>;
   private readonly events: FsRequestEvents;
   private readonly active: FsActiveRegistry;
   private readonly summaries = new LazyLoad(() =>
     this.table.scan().then((docs) => new Map(docs.map((doc) => [doc.id, summaryOf(doc.data)] as const))),
   );
 
+  /**
+   * `table` is the requests folder that `fences` reads epochs from; every change of a request record goes through
+   * `fences.change`, so no fenced write sits between its check and its write while a claim lands.
+   */
   constructor(
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
+    private readonly table: DocTable<RequestRecord>,
+    private readonly fences: FenceGate,
     private readonly sessionsEmptied?: SessionsEmptied,
   ) {
-    this.table = new DocTable(ctx, "requests");
-    this.events = new FsRequestEvents(ctx, mutex);
+    this.events = new FsRequestEvents(ctx, mutex, fences);
     this.active = new FsActiveRegistry(ctx, mutex);
   }
 
@@ -82,18 +88,21 @@ export class FsRequestStore implements RequestStore {
     assertString(id, "id");
     assertCount(expectedVersion, "expectedVersion", "invalid-request");
     assertJsonObject(patch, "patch");
+    assertCount(patch.epoch, "patch.epoch", "invalid-request");
     const copy = jsonCopy(patch, "patch");
     await this.ctx.ready();
-    return this.mutex.run(`request:${id}`, async () => {
-      const current = await this.table.read(id);
-      if (current === null) return { ok: false, current: null };
-      if (current.version !== expectedVersion)
-        return { ok: false, current: { value: current, version: current.version } };
-      const next = applyPatch(current, copy);
-      await this.table.write(id, next);
-      await this.noteSummary(next);
-      return { ok: true, version: next.version };
-    });
+    return this.fences.change(id, () =>
+      this.mutex.run(`request:${id}`, async (): Promise<CasResult<RequestRecord>> => {
+        const current = await this.table.read(id);
+        if (current === null) return { ok: false, current: null };
+        if (current.version !== expectedVersion)
+          return { ok: false, current: { value: current, version: current.version } };
+        const next = applyPatch(current, copy);
+        await this.table.write(id, next);
+        await this.noteSummary(next);
+        return { ok: true, version: next.version };
+      }),
+    );
   }
 
   async listByStatus(
@@ -112,8 +121,8 @@ export class FsRequestStore implements RequestStore {
     return records.filter((record): record is RequestRecord => record !== null);
   }
 
-  appendEvent(event: NewRequestEvent): Promise<RequestEvent> {
-    return this.events.append(event);
+  appendEvent(event: NewRequestEvent, fence?: Fence): Promise<RequestEvent> {
+    return this.events.append(event, fence);
   }
 
   readEvents(requestId: string, afterSeq?: number, limit?: number): Promise<RequestEvent[]> {
@@ -160,18 +169,20 @@ export class FsRequestStore implements RequestStore {
     let removed = 0;
     const touched = new Set<string>();
     for (const { id } of doomed) {
-      const gone = await this.mutex.run(`request:${id}`, async () => {
-        const record = await this.table.read(id);
-        // Re-checked under the lock: a request updated meanwhile is left for the next run.
-        if (record === null || !TERMINAL.has(record.status)) return false;
-        await this.mutex.run(`events:${id}`, () => this.events.remove(id));
-        // Its active entry too, as the other stores do: one left by a host that died would list forever.
-        await this.active.clear(id);
-        await this.table.remove(id);
-        summaries.delete(id);
-        touched.add(record.sessionId);
-        return true;
-      });
+      const gone = await this.fences.change(id, () =>
+        this.mutex.run(`request:${id}`, async () => {
+          const record = await this.table.read(id);
+          // Re-checked under the lock: a request updated meanwhile is left for the next run.
+          if (record === null || !TERMINAL.has(record.status)) return false;
+          await this.mutex.run(`events:${id}`, () => this.events.remove(id));
+          // Its active entry too, as the other stores do: one left by a host that died would list forever.
+          await this.active.clear(id);
+          await this.table.remove(id);
+          summaries.delete(id);
+          touched.add(record.sessionId);
+          return true;
+        }),
+      );
       if (gone) removed++;
     }
     if (this.sessionsEmptied !== undefined && touched.size > 0) {
@@ -216,6 +227,7 @@ function applyPatch(current: RequestRecord, patch: RequestPatch): RequestRecord 
   if (patch.metadata !== undefined) next.metadata = patch.metadata;
   if (patch.startedAt !== undefined) next.startedAt = patch.startedAt;
   if (patch.completedAt !== undefined) next.completedAt = patch.completedAt;
+  if (patch.epoch !== undefined) next.epoch = patch.epoch;
   if (patch.claim === null) delete next.claim;
   else if (patch.claim !== undefined) next.claim = patch.claim;
   return next;

@@ -2,6 +2,7 @@ import path from "node:path";
 import type {
   CasResult,
   CountOptions,
+  Fence,
   JsonObject,
   ListOptions,
   Page,
@@ -11,6 +12,7 @@ import type {
   WriteCondition,
 } from "@flowrt/core";
 import { FlowError } from "@flowrt/core";
+import type { FenceGate } from "./internal/fence-gate.js";
 import { type FsContext, readJsonFile } from "./internal/fs-context.js";
 import { KeyIndex } from "./internal/key-index.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
@@ -21,6 +23,7 @@ import {
   assertAddress,
   assertCondition,
   assertCount,
+  assertFence,
   assertJsonObject,
   assertString,
   conditionHolds,
@@ -31,6 +34,11 @@ import {
 interface ValueDoc {
   key: string;
   version: number;
+  /**
+   * The key's life: a delete starts a new one (the tombstone's version), a create or an update keeps it. A content
+   * row belongs to the life it was written in. Absent (0) in files written before lives existed.
+   */
+  life?: number;
   state: JsonObject | null;
   createdAt: number | null;
   accessedAt: number | null;
@@ -38,6 +46,8 @@ interface ValueDoc {
 
 interface ContentDoc {
   key: string;
+  /** The life of the key's value when the content was written (absent: 0, see {@link ValueDoc.life}). */
+  life?: number;
   content: string;
 }
 
@@ -65,6 +75,7 @@ export class FsResourceStore implements ResourceStore {
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
     private readonly sessionScopes: SessionScopes,
+    private readonly fences: FenceGate,
   ) {}
 
   async getState(address: ScopeAddress, key: string): Promise<ResourceStateRecord | null> {
@@ -79,15 +90,18 @@ export class FsResourceStore implements ResourceStore {
     key: string,
     state: JsonObject,
     condition: WriteCondition,
+    fence?: Fence,
   ): Promise<CasResult<JsonObject>> {
     assertAddress(address);
     assertString(key, "key");
     assertJsonObject(state, "state");
     assertCondition(condition);
+    assertFence(fence);
     const copy = jsonCopy(state, "state");
     await this.sessionScopes.register(address, "resources");
     const cap = condition.type === "absent" ? condition.cap : undefined;
-    const write = (bucket: Bucket, index: KeyIndex) => this.writeState(bucket, index, key, copy, condition);
+    const write = (bucket: Bucket, index: KeyIndex) =>
+      this.fences.write(fence, () => this.writeState(bucket, index, key, copy, condition));
     if (cap === undefined) return this.withKey(address, key, write);
     // Capped creates under one prefix take turns (the prefix's lock, then the key's: always in that order),
     // so the count each reads includes every capped create before it.
@@ -115,6 +129,7 @@ export class FsResourceStore implements ResourceStore {
     const next: ValueDoc = {
       key,
       version: (current?.version ?? 0) + 1,
+      life: lifeOf(current),
       state: copy,
       createdAt: liveVersion === null ? now : current!.createdAt,
       accessedAt: now,
@@ -129,35 +144,49 @@ export class FsResourceStore implements ResourceStore {
     address: ScopeAddress,
     key: string,
     condition: WriteCondition,
+    fence?: Fence,
   ): Promise<CasResult<JsonObject>> {
     assertAddress(address);
     assertString(key, "key");
     assertCondition(condition);
-    return this.withKey(address, key, async (bucket, index) => {
-      const current = await this.readValue(bucket.dir, key);
-      const liveVersion = current?.state ? current.version : null;
-      if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
-      // Deleting what is not there changes nothing (a never-written key stays without a trace), except that an
-      // unconditional delete also takes a stray content row (content written without state), as the other stores do.
-      if (liveVersion === null) {
-        if (condition.type === "any") await this.ctx.remove(this.contentFile(bucket.dir, key));
-        return { ok: true, version: current?.version ?? 0 };
-      }
-      // Content first: a crash in between leaves live state without content (a state the engine
-      // already handles after a failed content write), never content without its state.
-      await this.ctx.remove(this.contentFile(bucket.dir, key));
-      const tombstone: ValueDoc = {
-        key,
-        version: liveVersion + 1,
-        state: null,
-        createdAt: null,
-        accessedAt: null,
-      };
-      await index.transact(key, false, () =>
-        this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(tombstone)),
-      );
-      return { ok: true, version: tombstone.version };
+    assertFence(fence);
+    return this.withKey(address, key, (bucket, index) =>
+      this.fences.write(fence, () => this.removeState(bucket, index, key, condition)),
+    );
+  }
+
+  /** The delete of `deleteState`, under the key's lock. */
+  private async removeState(
+    bucket: Bucket,
+    index: KeyIndex,
+    key: string,
+    condition: WriteCondition,
+  ): Promise<CasResult<JsonObject>> {
+    const current = await this.readValue(bucket.dir, key);
+    const liveVersion = current?.state ? current.version : null;
+    if (!conditionHolds(condition, liveVersion)) return { ok: false, current: currentOf(current) };
+    // Deleting what is not there changes nothing (a never-written key stays without a trace), except that an
+    // unconditional delete also takes a stray content row (content written without state), as the other stores do.
+    if (liveVersion === null) {
+      if (condition.type === "any") await this.ctx.remove(this.contentFile(bucket.dir, key));
+      return { ok: true, version: current?.version ?? 0 };
+    }
+    // The tombstone is the delete's one atomic step: it starts a new life, so the content row of the life it ends
+    // is no longer read whether or not its removal below happens. A crash leaves the item whole or gone.
+    const tombstone: ValueDoc = {
+      key,
+      version: liveVersion + 1,
+      life: liveVersion + 1,
+      state: null,
+      createdAt: null,
+      accessedAt: null,
+    };
+    await index.transact(key, false, async () => {
+      await this.ctx.writeAtomic(this.valueFile(bucket.dir, key), JSON.stringify(tombstone));
+      // Inside the transaction, so that a crash before the commit line has recovery remove what is left.
+      await this.removeStaleContent(bucket.dir, key, tombstone).catch(() => {});
     });
+    return { ok: true, version: tombstone.version };
   }
 
   async touch(address: ScopeAddress, key: string, at?: number): Promise<void> {
@@ -201,31 +230,40 @@ export class FsResourceStore implements ResourceStore {
   async getContent(address: ScopeAddress, key: string): Promise<string | null> {
     assertAddress(address);
     assertString(key, "key");
-    await this.ctx.ready();
-    const file = this.contentFile(this.bucketDir(address), key);
-    const doc = await readJsonFile<ContentDoc>(file);
-    if (doc === null) return null;
-    checkKey(doc.key, key, file);
-    return doc.content;
+    // Through the bucket: its first use settles what a crash left (see KeyIndex.load).
+    return this.withBucket(address, async (bucket) => {
+      // Content first, then the value: lives only grow, so a content row whose life the value still has was the
+      // key's content when it was read.
+      const doc = await this.readContent(bucket.dir, key);
+      if (doc === null) return null;
+      return contentIsCurrent(doc, await this.readValue(bucket.dir, key)) ? doc.content : null;
+    });
   }
 
-  async putContent(address: ScopeAddress, key: string, content: string): Promise<void> {
+  async putContent(address: ScopeAddress, key: string, content: string, fence?: Fence): Promise<void> {
     assertAddress(address);
     assertString(key, "key");
     assertString(content, "content");
+    assertFence(fence);
     await this.sessionScopes.register(address, "resources");
     await this.withKey(address, key, (bucket) =>
-      this.ctx.writeAtomic(
-        this.contentFile(bucket.dir, key),
-        JSON.stringify({ key, content } satisfies ContentDoc),
-      ),
+      this.fences.write(fence, async () => {
+        const life = lifeOf(await this.readValue(bucket.dir, key));
+        await this.ctx.writeAtomic(
+          this.contentFile(bucket.dir, key),
+          JSON.stringify({ key, life, content } satisfies ContentDoc),
+        );
+      }),
     );
   }
 
-  async deleteContent(address: ScopeAddress, key: string): Promise<void> {
+  async deleteContent(address: ScopeAddress, key: string, fence?: Fence): Promise<void> {
     assertAddress(address);
     assertString(key, "key");
-    await this.withKey(address, key, (bucket) => this.ctx.remove(this.contentFile(bucket.dir, key)));
+    assertFence(fence);
+    await this.withKey(address, key, (bucket) =>
+      this.fences.write(fence, () => this.ctx.remove(this.contentFile(bucket.dir, key))),
+    );
   }
 
   /**
@@ -284,9 +322,12 @@ export class FsResourceStore implements ResourceStore {
       return existing;
     }
     const dir = this.bucketDir(address);
-    const index = KeyIndex.load(this.ctx, path.join(dir, "index.log"), async (key) =>
-      Boolean((await this.readValue(dir, key))?.state),
-    );
+    // Settling a transaction a crash cut short: what the value file says, and a delete's content row gone.
+    const index = KeyIndex.load(this.ctx, path.join(dir, "index.log"), async (key) => {
+      const value = await this.readValue(dir, key);
+      await this.removeStaleContent(dir, key, value);
+      return Boolean(value?.state);
+    });
     const bucket: Bucket = { dir, name: path.basename(dir), index, busy: 0 };
     // A failed load is retried by the next call rather than cached.
     index.catch(() => {
@@ -313,6 +354,20 @@ export class FsResourceStore implements ResourceStore {
 
   private contentFile(bucketDir: string, key: string): string {
     return path.join(bucketDir, "content", fannedPath(nameOf(key), ".json"));
+  }
+
+  private async readContent(bucketDir: string, key: string): Promise<ContentDoc | null> {
+    const file = this.contentFile(bucketDir, key);
+    const doc = await readJsonFile<ContentDoc>(file);
+    if (doc !== null) checkKey(doc.key, key, file);
+    return doc;
+  }
+
+  /** Removes the key's content row when it belongs to an earlier life than `value`'s (a delete's leftover). */
+  private async removeStaleContent(bucketDir: string, key: string, value: ValueDoc | null): Promise<void> {
+    const doc = await this.readContent(bucketDir, key);
+    if (doc !== null && !contentIsCurrent(doc, value))
+      await this.ctx.remove(this.contentFile(bucketDir, key));
   }
 
   private async readValue(bucketDir: string, key: string): Promise<ValueDoc | null> {
@@ -343,6 +398,16 @@ function toRecord(doc: ValueDoc | null): ResourceStateRecord | null {
     createdAt: doc.createdAt ?? 0,
     accessedAt: doc.accessedAt ?? doc.createdAt ?? 0,
   };
+}
+
+/** The life a content row written now belongs to: the value's, or 0 for a key never written. */
+function lifeOf(value: ValueDoc | null): number {
+  return value?.life ?? 0;
+}
+
+/** Whether a content row belongs to the key's present life (a delete since then ended the row's life). */
+function contentIsCurrent(doc: ContentDoc, value: ValueDoc | null): boolean {
+  return (doc.life ?? 0) === lifeOf(value);
 }
 
 function currentOf(doc: ValueDoc | null): { value: JsonObject; version: number } | null {

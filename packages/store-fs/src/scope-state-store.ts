@@ -1,5 +1,6 @@
 import type {
   CasResult,
+  Fence,
   JsonObject,
   ScopeAddress,
   ScopeStateStore,
@@ -7,6 +8,7 @@ import type {
   WriteCondition,
 } from "@flowrt/core";
 import { DocTable } from "./internal/doc-table.js";
+import type { FenceGate } from "./internal/fence-gate.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { addressId } from "./internal/naming.js";
@@ -14,6 +16,7 @@ import type { SessionScopes } from "./internal/session-scopes.js";
 import {
   assertAddress,
   assertCondition,
+  assertFence,
   assertJsonObject,
   conditionHolds,
   jsonCopy,
@@ -27,6 +30,7 @@ export class FsScopeStateStore implements ScopeStateStore {
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
     private readonly sessionScopes: SessionScopes,
+    private readonly fences: FenceGate,
   ) {
     this.table = new DocTable(ctx, "scope-state");
   }
@@ -41,21 +45,25 @@ export class FsScopeStateStore implements ScopeStateStore {
     address: ScopeAddress,
     value: JsonObject,
     condition: WriteCondition,
+    fence?: Fence,
   ): Promise<CasResult<JsonObject>> {
     assertAddress(address);
     assertJsonObject(value, "value");
     assertCondition(condition);
+    assertFence(fence);
     const copy = jsonCopy(value, "value");
     await this.ctx.ready();
     await this.sessionScopes.register(address, "scopeState");
     const id = addressId(address);
-    return this.mutex.run(`scope-state:${id}`, async () => {
-      const current = await this.table.read(id);
-      if (!conditionHolds(condition, current?.version ?? null)) return { ok: false, current };
-      const version = (current?.version ?? 0) + 1;
-      await this.table.write(id, { value: copy, version });
-      return { ok: true, version };
-    });
+    return this.mutex.run(`scope-state:${id}`, () =>
+      this.fences.write(fence, async (): Promise<CasResult<JsonObject>> => {
+        const current = await this.table.read(id);
+        if (!conditionHolds(condition, current?.version ?? null)) return { ok: false, current };
+        const version = (current?.version ?? 0) + 1;
+        await this.table.write(id, { value: copy, version });
+        return { ok: true, version };
+      }),
+    );
   }
 
   /** Removes the record at `address` (a retired session's). */

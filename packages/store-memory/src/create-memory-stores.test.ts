@@ -36,6 +36,53 @@ describe("createMemoryStores", () => {
     await stores.close();
   });
 
+  it("refuses a fenced write once the request is claimed again, changing nothing", async () => {
+    const stores = createMemoryStores();
+    await stores.requests.create(request("r", { status: "running", durable: true, epoch: 1 }));
+    await stores.resources.putState(address, "k", { n: 1 }, { type: "absent" });
+    await stores.resources.putContent(address, "k", "body");
+    await stores.scopeState.put(address, { n: 1 }, { type: "absent" });
+    await stores.resources.touch(address, "k", 1000);
+    const before = {
+      state: await stores.resources.getState(address, "k"),
+      content: await stores.resources.getContent(address, "k"),
+      scope: await stores.scopeState.get(address),
+    };
+    expect(
+      await stores.requests.update("r", 1, { claim: { hostId: "b", until: Date.now() + 1000 }, epoch: 2 }),
+    ).toEqual({ ok: true, version: 2 });
+    const stale = { requestId: "r", epoch: 1 };
+    const other: ScopeAddress = { ...address, scopeId: "untouched" };
+    const refused = [
+      () => stores.resources.putState(address, "k", { n: 2 }, { type: "any" }, stale),
+      () => stores.resources.putState(other, "k", { n: 2 }, { type: "any" }, stale),
+      () => stores.resources.deleteState(address, "k", { type: "any" }, stale),
+      () => stores.resources.putContent(address, "k", "changed", stale),
+      () => stores.resources.putContent(other, "fresh", "changed", stale),
+      () => stores.resources.deleteContent(address, "k", stale),
+      () => stores.scopeState.put(address, { n: 2 }, { type: "any" }, stale),
+    ];
+    for (const write of refused) await expect(write()).rejects.toMatchObject({ code: "lease-lost" });
+    expect({
+      state: await stores.resources.getState(address, "k"),
+      content: await stores.resources.getContent(address, "k"),
+      scope: await stores.scopeState.get(address),
+    }).toEqual(before);
+    expect(await stores.resources.list(other)).toEqual({ items: [], total: 0 });
+    expect(await stores.resources.getContent(other, "fresh")).toBeNull();
+    // The claim's own epoch writes.
+    const current = { requestId: "r", epoch: 2 };
+    expect(await stores.resources.putState(address, "k", { n: 3 }, { type: "any" }, current)).toEqual({
+      ok: true,
+      version: 2,
+    });
+    expect(await stores.scopeState.put(address, { n: 3 }, { type: "any" }, current)).toEqual({
+      ok: true,
+      version: 2,
+    });
+    await stores.close();
+  });
+
   it("its retention defaults are the one default, which the host applies", () => {
     expect(DEFAULT_MEMORY_RETENTION).toBe(DEFAULT_RETENTION);
     expect(Object.isFrozen(DEFAULT_MEMORY_RETENTION)).toBe(true);

@@ -5,6 +5,7 @@ import {
   type RetentionOptions,
   resolveRetention,
 } from "@flowrt/core";
+import { createFenceGuard } from "./fence-guard.js";
 import { createMemoryRequestStore } from "./memory-request-store.js";
 import { createMemoryResourceStore } from "./memory-resource-store.js";
 import { createMemoryScopeStateStore } from "./memory-scope-state-store.js";
@@ -46,8 +47,11 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStore
     options.onListenerError ??
     ((error: unknown, event: RequestEvent) =>
       console.error(`store-memory: a listener of request "${event.requestId}" threw`, error));
-  const scopeState = createMemoryScopeStateStore();
-  const resources = createMemoryResourceStore();
+  // Fenced writes are checked against the request store, made last (it retires sessions through the others):
+  // the guard looks it up only when a write is fenced, after this function has returned.
+  const fenced = createFenceGuard((requestId) => requests.epochOf(requestId));
+  const scopeState = createMemoryScopeStateStore(fenced);
+  const resources = createMemoryResourceStore(fenced);
   // An ephemeral session goes with its last request, and its session-scope data with it.
   const sessions = createMemorySessionStore((sessionId) => {
     scopeState.dropSession(sessionId);

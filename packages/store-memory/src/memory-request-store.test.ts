@@ -73,6 +73,40 @@ describe("memory request store", () => {
     expect((await store.listByStatus(["completed", "running"])).map((r) => r.id)).toEqual(["r"]);
   });
 
+  it("keeps a request's claim epoch through create and update, and after the claim is released", async () => {
+    const store = newStore();
+    await store.create(request("r"));
+    expect(await store.get("r")).not.toHaveProperty("epoch");
+    expect(store.epochOf("r")).toBe(0);
+    expect(store.epochOf("missing")).toBeUndefined();
+    await store.update("r", 1, { status: "running", claim: { hostId: "h", until: 1 }, epoch: 1 });
+    await store.update("r", 2, { claim: { hostId: "h", until: 2 } });
+    expect(await store.get("r")).toMatchObject({ epoch: 1, version: 3 });
+    await store.update("r", 3, { claim: { hostId: "other", until: 3 }, epoch: 2 });
+    await store.update("r", 4, { status: "completed", claim: null });
+    const done = await store.get("r");
+    expect(done).toMatchObject({ status: "completed", epoch: 2 });
+    expect(done).not.toHaveProperty("claim");
+    expect(store.epochOf("r")).toBe(2);
+    await store.create(request("s", { epoch: 5 }));
+    expect(await store.get("s")).toEqual(request("s", { epoch: 5 }));
+  });
+
+  it("appends an event under a fence only while no newer claim is stored", async () => {
+    const store = newStore();
+    await store.create(request("r", { epoch: 2 }));
+    const received: number[] = [];
+    store.subscribe("r", (event) => received.push(event.seq));
+    const event = { requestId: "r", type: "text.delta", at: "2024-01-01T00:00:00.000Z", data: {} };
+    await expect(store.appendEvent(event, { requestId: "r", epoch: 1 })).rejects.toMatchObject({
+      code: "lease-lost",
+    });
+    expect(await store.readEvents("r")).toEqual([]);
+    expect(received).toEqual([]);
+    expect(await store.appendEvent(event, { requestId: "r", epoch: 2 })).toMatchObject({ seq: 1 });
+    expect(received).toEqual([1]);
+  });
+
   it("lists oldest first, then by id, and materializes only up to the limit", async () => {
     const store = newStore();
     await store.create(request("b", { createdAt: "2024-01-01T00:00:02.000Z" }));
@@ -103,6 +137,8 @@ describe("memory request store", () => {
     );
     await expect(store.update("r", 1, { claim: { hostId: "h" } as never })).rejects.toThrow(/claim/);
     await expect(store.update("r", 1, { completedAt: 5 as never })).rejects.toThrow(/completedAt/);
+    await expect(store.update("r", 1, { epoch: -1 })).rejects.toThrow(/epoch/);
+    await expect(store.create(request("y", { epoch: "1" as never }))).rejects.toThrow(/epoch/);
     expect(await store.get("r")).toEqual(request("r"));
     expect((await store.listByStatus(["queued"])).map((r) => r.id)).toEqual(["r"]);
   });

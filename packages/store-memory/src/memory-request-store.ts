@@ -1,5 +1,6 @@
 import type { ActiveRequestEntry, RequestStatus, RequestStore, RetentionPolicy } from "@flowrt/core";
 import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+import { createFenceGuard } from "./fence-guard.js";
 import { finishedToPurge } from "./finished-to-purge.js";
 import { checkOptionalString, checkString } from "./json-text.js";
 import { type ListenerErrorHandler, MemoryEventLog } from "./memory-event-log.js";
@@ -48,6 +49,13 @@ const entryCopy = (entry: ActiveRequestEntry): ActiveRequestEntry => ({ ...entry
 /** Plain code-unit order (`<`), as the other stores compare ids and ISO times. */
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+export type MemoryRequestStore = RequestStore & {
+  /** The stored epoch of a request (0 before its first claim), `undefined` when it is not stored: for fences. */
+  epochOf(requestId: string): number | undefined;
+  listenerCount(): number;
+  clearListeners(): void;
+};
+
 /**
  * Requests (one {@link RequestRow} each), their event logs ({@link MemoryEventLog}) and the active
  * registry. Rows are also indexed by status (sets in the order rows entered the status), so that
@@ -57,7 +65,7 @@ export function createMemoryRequestStore(
   onListenerError: ListenerErrorHandler,
   /** Told of every request stored and removed, so an ephemeral session goes with its last request. */
   sessions?: SessionRetirement,
-) {
+): MemoryRequestStore {
   const rows = new Map<string, RequestRow>();
   const byStatus = new Map<RequestStatus, Set<RequestRow>>([
     ["queued", new Set()],
@@ -68,8 +76,13 @@ export function createMemoryRequestStore(
   ]);
   const events = new MemoryEventLog(onListenerError);
   const active = new Map<string, ActiveRequestEntry>();
+  const epochOf = (requestId: string): number | undefined => {
+    const row = rows.get(requestId);
+    return row === undefined ? undefined : (row.epoch ?? 0);
+  };
+  const fenced = createFenceGuard(epochOf);
 
-  const store: RequestStore & { listenerCount(): number; clearListeners(): void } = {
+  const store: MemoryRequestStore = {
     async create(record) {
       const row = new RequestRow(record);
       if (rows.has(row.id)) return false;
@@ -113,7 +126,9 @@ export function createMemoryRequestStore(
       return out;
     },
 
-    async appendEvent(event) {
+    async appendEvent(event, fence) {
+      // Checked, then appended with no await between: no claim can land in between.
+      fenced(fence);
       return events.append(event);
     },
 
@@ -174,6 +189,8 @@ export function createMemoryRequestStore(
       }
       return purged.length;
     },
+
+    epochOf,
 
     listenerCount() {
       return events.listenerCount();

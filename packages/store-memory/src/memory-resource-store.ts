@@ -7,6 +7,7 @@ import type {
   ResourceStore,
   ScopeAddress,
 } from "@flowrt/core";
+import { createFenceGuard, type FenceGuard } from "./fence-guard.js";
 import { checkJsonObject } from "./json-text.js";
 import type { Row } from "./row.js";
 import { RowIndex } from "./row-index.js";
@@ -49,7 +50,15 @@ export type MemoryResourceStore = ResourceStore & {
   dropSession(sessionId: string): void;
 };
 
-export function createMemoryResourceStore(): MemoryResourceStore {
+/**
+ * Resource state and content by address and key. `fenced` checks a fenced write against the requests of the
+ * stores this one belongs to (by default there are none, so every fenced write is refused). Every write checks
+ * its fence after its argument checks and writes with no await in between, so a refused write changes nothing
+ * (no version, content, bucket or LRU time) and no claim lands between the check and the write.
+ */
+export function createMemoryResourceStore(
+  fenced: FenceGuard = createFenceGuard(() => undefined),
+): MemoryResourceStore {
   // scope → scope id → bucket name → bucket: nested maps, so no joined key is built per call and no
   // scope id or bucket name can make two addresses collide.
   const buckets = new Map<string, Map<string, Map<string, Bucket>>>();
@@ -159,10 +168,11 @@ export function createMemoryResourceStore(): MemoryResourceStore {
       return row ? toTextRecord(row) : null;
     },
 
-    async putState(address, key, state, condition) {
+    async putState(address, key, state, condition, fence) {
       checkKey(key);
       checkJsonObject(state, "resource state");
       checkCondition(condition);
+      fenced(fence);
       const bucket = open(address);
       const row = bucket.rows.get(key);
       const current = row && row.state !== null ? row : null;
@@ -204,9 +214,10 @@ export function createMemoryResourceStore(): MemoryResourceStore {
       return { ok: true, version: row.version };
     },
 
-    async deleteState(address, key, condition) {
+    async deleteState(address, key, condition, fence) {
       checkKey(key);
       checkCondition(condition);
+      fenced(fence);
       const bucket = find(address);
       const row = live(bucket, key);
       if (!admits(condition, row)) return conflict(row);
@@ -258,16 +269,18 @@ export function createMemoryResourceStore(): MemoryResourceStore {
       return find(address)?.rows.get(key)?.content ?? null;
     },
 
-    async putContent(address, key, content) {
+    async putContent(address, key, content, fence) {
       checkKey(key);
       if (typeof content !== "string") throw new TypeError("store-memory: content must be a string.");
+      fenced(fence);
       const bucket = open(address);
       const row = bucket.rows.get(key) ?? addEmptyRow(bucket, key);
       row.content = content;
     },
 
-    async deleteContent(address, key) {
+    async deleteContent(address, key, fence) {
       checkKey(key);
+      fenced(fence);
       const bucket = find(address);
       const row = bucket?.rows.get(key);
       if (row) dropContent(bucket!, row);

@@ -1,4 +1,5 @@
 import type { ScopeAddress, ScopeStateStore } from "@flowrt/core";
+import { createFenceGuard, type FenceGuard } from "./fence-guard.js";
 import { checkJsonObject } from "./json-text.js";
 import { admits, checkAddress, checkCondition, toJsonText } from "./validate.js";
 
@@ -16,8 +17,14 @@ export type MemoryScopeStateStore = ScopeStateStore & {
   dropSession(sessionId: string): void;
 };
 
-/** Records by owner (scope and scope id), then by bucket, so that an owner's records go together. */
-export function createMemoryScopeStateStore(): MemoryScopeStateStore {
+/**
+ * Records by owner (scope and scope id), then by bucket, so that an owner's records go together. `fenced` checks
+ * a fenced write against the requests of the stores this one belongs to (by default there are none, so every
+ * fenced write is refused).
+ */
+export function createMemoryScopeStateStore(
+  fenced: FenceGuard = createFenceGuard(() => undefined),
+): MemoryScopeStateStore {
   const records = new Map<string, Map<string, StateRow>>();
   return {
     dropSession(sessionId) {
@@ -28,10 +35,12 @@ export function createMemoryScopeStateStore(): MemoryScopeStateStore {
       const found = records.get(ownerId(address))?.get(address.bucket);
       return found ? { value: JSON.parse(found.text), version: found.version } : null;
     },
-    async put(address, value, condition) {
+    async put(address, value, condition, fence) {
       checkAddress(address);
       checkJsonObject(value, "scope state");
       checkCondition(condition);
+      // From here to the write there is no await: a claim cannot land between the check and the write.
+      fenced(fence);
       const owner = ownerId(address);
       const current = records.get(owner)?.get(address.bucket);
       const live = current ?? null;

@@ -24,6 +24,13 @@ function checkClaim(claim: unknown): asserts claim is { hostId: string; until: n
   if (!ok) throw new TypeError("store-memory: a request claim is { hostId: string, until: number }.");
 }
 
+/** A claim epoch: absent, or a non-negative integer. */
+function checkEpoch(epoch: unknown): void {
+  if (epoch !== undefined && !(Number.isInteger(epoch) && (epoch as number) >= 0)) {
+    throw new TypeError("store-memory: a request epoch is a non-negative integer.");
+  }
+}
+
 /** When a finished request finished, for retention: `completedAt`, else `createdAt`, else long ago. */
 function finishedMs(completedAt: string | undefined, createdAt: string): number {
   const ms = Date.parse(completedAt ?? createdAt);
@@ -53,6 +60,8 @@ export class RequestRow {
   readonly durable: boolean;
   claimHost: string | undefined;
   claimUntil: number;
+  /** The epoch of the latest claim, as written (`undefined` before any: epoch 0). */
+  epoch: number | undefined;
   version: number;
   readonly createdAt: string;
   startedAt: string | undefined;
@@ -80,6 +89,7 @@ export class RequestRow {
     if (typeof record.durable !== "boolean")
       throw new TypeError("store-memory: request durable must be a boolean.");
     if (record.claim !== undefined) checkClaim(record.claim);
+    checkEpoch(record.epoch);
     this.id = record.id;
     this.sessionId = record.sessionId;
     this.flowId = record.flowId;
@@ -95,6 +105,7 @@ export class RequestRow {
     this.durable = record.durable;
     this.claimHost = record.claim?.hostId;
     this.claimUntil = record.claim?.until ?? 0;
+    this.epoch = record.epoch;
     this.version = record.version;
     this.createdAt = record.createdAt;
     this.startedAt = record.startedAt;
@@ -127,6 +138,7 @@ export class RequestRow {
     if (this.output !== undefined) record.output = JSON.parse(this.output);
     if (this.error !== undefined) record.error = JSON.parse(this.error);
     if (this.claimHost !== undefined) record.claim = { hostId: this.claimHost, until: this.claimUntil };
+    if (this.epoch !== undefined) record.epoch = this.epoch;
     if (this.startedAt !== undefined) record.startedAt = this.startedAt;
     if (this.completedAt !== undefined) record.completedAt = this.completedAt;
     return record;
@@ -145,6 +157,8 @@ export class RequestRow {
       this.claimHost = patch.claim.hostId;
       this.claimUntil = patch.claim.until;
     }
+    // Kept when the claim is released, so a stale run's fence stays refused after the request finished.
+    if (patch.epoch !== undefined) this.epoch = patch.epoch;
     if (patch.startedAt !== undefined) this.startedAt = patch.startedAt;
     if (patch.completedAt !== undefined) {
       this.completedAt = patch.completedAt;
@@ -168,6 +182,7 @@ export function checkPatch(patch: RequestPatch): PatchTexts {
   }
   if (patch.status !== undefined) checkStatus(patch.status);
   if (patch.claim !== undefined && patch.claim !== null) checkClaim(patch.claim);
+  checkEpoch(patch.epoch);
   checkOptionalString(patch.startedAt, "request startedAt");
   checkOptionalString(patch.completedAt, "request completedAt");
   return {

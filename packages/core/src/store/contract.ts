@@ -1,5 +1,3 @@
-import type { RetentionOptions } from "./retention.js";
-
 /**
  * The store contract: everything the engine persists goes through these interfaces. A store
  * implementation imports only this module (via `@flowrt/core`) and passes `describeStoreConformance`
@@ -236,6 +234,23 @@ export interface RetentionPolicy {
   maxCount?: number;
   /** "Now", injectable for tests. @default Date.now() */
   now?: number;
+}
+
+/**
+ * How long finished requests, their event logs and the ephemeral sessions they leave empty are kept. The host
+ * applies it (`createFlowHost({ retention })`) through {@link RequestStore.purgeFinished}; a store only keeps the
+ * primitive.
+ */
+export interface RetentionOptions {
+  /** Remove finished requests whose `completedAt` is older than this many milliseconds. @default 604_800_000 (7 days) */
+  maxAgeMs?: number;
+  /**
+   * Keep at most this many finished requests (the newest by `completedAt`), across every host on the store;
+   * `Infinity` keeps any number. @default 10_000
+   */
+  maxCount?: number;
+  /** How often the purge runs. @default 600_000 (10 minutes) */
+  intervalMs?: number;
 }
 
 export interface RequestStore {

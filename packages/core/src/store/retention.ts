@@ -1,24 +1,9 @@
 import { DefinitionError } from "../errors.js";
-import type { RetentionPolicy } from "./contract.js";
+import type { RetentionOptions, RetentionPolicy } from "./contract.js";
+
+export type { RetentionOptions } from "./contract.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/**
- * How long finished requests, their event logs and the ephemeral sessions they leave empty are kept. The host
- * applies it (`createFlowHost({ retention })`) through {@link RequestStore.purgeFinished}; a store only keeps the
- * primitive.
- */
-export interface RetentionOptions {
-  /** Remove finished requests whose `completedAt` is older than this many milliseconds. @default 604_800_000 (7 days) */
-  maxAgeMs?: number;
-  /**
-   * Keep at most this many finished requests (the newest by `completedAt`), across every host on the store;
-   * `Infinity` keeps any number. @default 10_000
-   */
-  maxCount?: number;
-  /** How often the purge runs. @default 600_000 (10 minutes) */
-  intervalMs?: number;
-}
 
 /** The one retention default, whatever the store: 7 days, at most 10 000 finished requests, every 10 minutes. */
 export const DEFAULT_RETENTION: Readonly<Required<RetentionOptions>> = Object.freeze({

@@ -1,5 +1,5 @@
 import { FlowError } from "@flowrt/core";
-import type { HttpContext } from "./handler.js";
+import type { HttpContext } from "./context.js";
 import { queryString } from "./request-body.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
 import type { HttpRequest, HttpResponse } from "./types.js";

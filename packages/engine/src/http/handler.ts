@@ -1,6 +1,7 @@
 import { FlowError } from "@flowrt/core";
 import type { FlowHost } from "../host.js";
 import { describeError } from "../logger.js";
+import type { HttpContext } from "./context.js";
 import { problemFor, statusForError } from "./problem.js";
 import { readBody } from "./read-body.js";
 import { DEFAULT_BODY_LIMIT, refuseCrossSiteNonJson } from "./request-body.js";
@@ -13,6 +14,8 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
+export type { HttpContext } from "./context.js";
+
 export { requestView } from "./routes/requests.js";
 export { sessionView } from "./routes/sessions.js";
 
@@ -21,14 +24,6 @@ export interface HttpHandlerOptions {
   bodyLimit?: number;
   /** How often an idle event stream sends a `: ping` comment. @default 15_000 */
   heartbeatMs?: number;
-}
-
-export interface HttpContext {
-  host: FlowHost;
-  bodyLimit: number;
-  heartbeatMs: number;
-  /** The route table, in matching order (the OpenAPI document is generated from it). */
-  routes: readonly Route<HttpContext>[];
 }
 
 export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;

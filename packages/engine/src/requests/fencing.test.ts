@@ -119,4 +119,83 @@ describe("a durable run whose claim lapsed stops before it writes", () => {
     expect(warnings.filter((w) => w.message.startsWith("lease-lost"))).toEqual([]);
     await host.close();
   });
+
+  it("a take-over fences the stale run: its write is refused by the store, nothing stored, lease-lost in its log", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let attempts = 0;
+    const refusals: string[] = [];
+    const flow = defineFlow({
+      kind: "takeover",
+      session: { stateSchema: z.object({ done: z.number().default(0) }) },
+      actions: {
+        work: {
+          durable: true,
+          block: handler({
+            name: "work",
+            execute: async (_input, ctx) => {
+              if (++attempts === 1) await gate; // host A's run waits here while B takes the request over
+              try {
+                await ctx.session.incState({ done: 1 });
+              } catch (error) {
+                refusals.push(hasErrorCode(error, "request-aborted") ? "request-aborted" : String(error));
+                throw error;
+              }
+              return { by: attempts };
+            },
+          }),
+        },
+      },
+    });
+    const stores = createMemoryStores({ retention: false });
+    const a = recordingLogger();
+    // A renews rarely (its lease is long): only the take-over stops it.
+    const hostA = createFlowHost({
+      flows: [flow],
+      stores,
+      logger: a.logger,
+      leaseMs: 60_000,
+      recoveryIntervalMs: 0,
+    });
+    const hostB = createFlowHost({
+      flows: [flow],
+      stores,
+      logger: silentLogger,
+      leaseMs: 60_000,
+      recoveryIntervalMs: 0,
+    });
+    await hostA.start();
+    await hostB.start();
+    const { request, session } = await hostA.invoke(
+      "takeover",
+      "work",
+      { source: "test", principal: { userId: "ada" } },
+      {},
+    );
+    await vi.waitFor(() => expect(attempts).toBe(1));
+    // A's claim lapses (as if A were paused past its lease), and B's recovery claims the request: epoch 2.
+    const running = (await stores.requests.get(request.id))!;
+    await stores.requests.update(request.id, running.version, {
+      claim: { hostId: running.claim!.hostId, until: 1 },
+    });
+    expect(await hostB.requests.recover()).toBe(1);
+    await vi.waitFor(async () => expect((await stores.requests.get(request.id))?.status).toBe("completed"));
+    release();
+    await vi.waitFor(() => expect(refusals).toEqual(["request-aborted"]));
+    await hostA.close();
+    await hostB.close();
+    const record = (await stores.requests.get(request.id))!;
+    expect(record).toMatchObject({ status: "completed", output: { by: 2 }, epoch: 2 });
+    const state = await stores.scopeState.get({ scope: "session", scopeId: session.id, bucket: "shared" });
+    expect(state?.value).toEqual({ done: 1 });
+    const terminal = (await stores.requests.readEvents(request.id)).filter((e) =>
+      ["request.completed", "request.failed", "request.aborted"].includes(e.type),
+    );
+    expect(terminal.map((e) => e.type)).toEqual(["request.completed"]);
+    const lost = a.warnings.filter((w) => w.message.startsWith("lease-lost"));
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.data).toMatchObject({ requestId: request.id, epoch: 1 });
+  });
 });

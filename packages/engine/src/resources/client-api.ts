@@ -4,34 +4,19 @@ import {
   FlowError,
   hasClientConfig,
   hasErrorCode,
-  type JsonObject,
   type JsonValue,
   projectionOf,
 } from "@flowrt/core";
-import type { z } from "zod";
-import { isPlainObject } from "../state/json.js";
+import { badRequest, type ListQuery, parsePagination, readCreateBody } from "./client-input.js";
+import { itemJson, pageJson, pageText, readRecordText } from "./client-json.js";
 import { CollectionRuntime } from "./collection.js";
 import type { TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { clientDataOf } from "./events.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import { buildResourceRuntime, createResourceScope, type ResourceRuntime } from "./resource-scope.js";
+import { seedState } from "./seed-state.js";
 import { SingleResourceRuntime } from "./single-resource.js";
-
-/** List page limits of the specification. */
-export const DEFAULT_PAGE_LIMIT = 50;
-export const MAX_PAGE_LIMIT = 200;
-
-export interface ListQuery {
-  /** Strings are accepted as they arrive in a query string. @default 50, at most 200 */
-  limit?: number | string;
-  /** @default 0 */
-  offset?: number | string;
-  /** Full storage-key prefix (e.g. `artifacts/projects/p1`). */
-  topicPrefix?: string;
-  /** External collections only: the opaque cursor of the app's previous page. */
-  cursor?: string;
-}
 
 export interface ListItem {
   topic: string;
@@ -89,28 +74,6 @@ function notPermitted(ref: string, operation: string, flag: string): FlowError {
       details: { resource: ref, operation },
     },
   );
-}
-
-function badRequest(message: string, details?: Record<string, unknown>): FlowError {
-  return new FlowError("invalid-request", message, details === undefined ? {} : { details });
-}
-
-function readInteger(name: string, raw: number | string | undefined, fallback: number, least = 0): number {
-  if (raw === undefined || raw === "") return fallback;
-  const value = typeof raw === "number" ? raw : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < least) {
-    const kind = least === 0 ? "a non-negative integer" : `an integer of at least ${least}`;
-    throw new FlowError("invalid-pagination", `${name} must be ${kind} (got ${JSON.stringify(raw)}).`, {
-      details: { field: name },
-    });
-  }
-  return value;
-}
-
-/** `limit` defaults to 50 and is capped at 200 (a larger value is served as 200, not refused). */
-export function parsePagination(query: ListQuery): { limit: number; offset: number } {
-  const limit = readInteger("limit", query.limit, DEFAULT_PAGE_LIMIT, 1);
-  return { limit: Math.min(limit, MAX_PAGE_LIMIT), offset: readInteger("offset", query.offset, 0) };
 }
 
 /** A registered flow's declarations are frozen: their client-visible subset is computed once per map. */
@@ -268,15 +231,9 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     const def = runtime.def;
     // Without a projection an item's clientData is its whole state (state.read holds here): the stored text.
     const text =
-      asText && projectionOf(def) === undefined ? await runtime.pageText(prefix, offset, limit) : null;
+      asText && projectionOf(def) === undefined ? await pageText(runtime, prefix, offset, limit) : null;
     if (text !== null) {
-      // Appended piece by piece: the transport flattens the result once when it measures and writes it.
-      let out = '{"items":[';
-      for (let i = 0; i < text.records.length; i++) {
-        const record = text.records[i]!;
-        out += i === 0 ? itemJson(record) : `,${itemJson(record)}`;
-      }
-      return `${out}],"pagination":${JSON.stringify(pagination(text.records.length, text.total))}}`;
+      return pageJson(text.records, pagination(text.records.length, text.total));
     }
     const { records, total } = await runtime.page(prefix, offset, limit);
     return {
@@ -292,7 +249,7 @@ class ClientResources implements ClientResourceApi, TemplateSource {
     if (runtime instanceof CollectionRuntime && projectionOf(runtime.def) === undefined) {
       need(clientPermissions(runtime.def).state.read, ref, "reading item state", "state.read");
       const path = runtime.toPath(topic);
-      const record = await runtime.readRecordText(path);
+      const record = await readRecordText(runtime, path);
       if (record !== undefined) return itemJson(record);
     }
     return JSON.stringify(await this.readItem(ref, topic));
@@ -391,121 +348,7 @@ function fullKeyPrefix(literalPrefix: string, topicPrefix: string | undefined): 
   return literalPrefix.startsWith(topicPrefix) ? literalPrefix : null;
 }
 
-/** `{ topic, clientData }` of a whole stored state, laid out from its text (what JSON.stringify would make). */
-function itemJson(record: { key: string; stateText: string }): string {
-  return `{"topic":${jsonString(record.key)},"clientData":${record.stateText}}`;
-}
-
-/**
- * `JSON.stringify(text)`, without its escaping pass for the usual key that needs none: no quote,
- * backslash, control character or surrogate (a pair is left to JSON.stringify as well).
- */
-function jsonString(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
-  }
-  return `"${text}"`;
-}
-
 function withData(item: ListItem, clientData: JsonValue | undefined): ListItem {
   if (clientData !== undefined) item.clientData = clientData;
   return item;
-}
-
-/**
- * A client create's initial state: the collection's `stateSchema` parsed against `{}` (routing rule 6).
- * Anything but a valid, plain-JSON object is `invalid-seed-state` (400) naming the field, before anything
- * is written: a required field without a default, and equally a default that is not JSON (a `Date`,
- * `NaN`, a `bigint`), which no store could hold.
- */
-function seedState(ref: string, schema: z.ZodType): JsonObject {
-  const seed = schema.safeParse({});
-  if (!seed.success) {
-    const issue = seed.error.issues[0];
-    const field = issue?.path.join(".") || "(state)";
-    throw invalidSeed(
-      ref,
-      field,
-      `fails at field "${field}" (${issue?.message ?? "invalid"}); give the field a default`,
-    );
-  }
-  if (!isPlainObject(seed.data)) {
-    throw invalidSeed(ref, "(state)", "does not yield a JSON object; make stateSchema an object schema");
-  }
-  const bad = nonJsonField(seed.data, [], new Set());
-  if (bad !== undefined) {
-    const field = bad.path.join(".");
-    throw invalidSeed(
-      ref,
-      field,
-      `yields ${bad.found} at field "${field}", which is not JSON; give the field a JSON default (a string, finite number, boolean, null, array or plain object)`,
-    );
-  }
-  return seed.data as JsonObject;
-}
-
-function invalidSeed(ref: string, field: string, problem: string): FlowError {
-  return new FlowError(
-    "invalid-seed-state",
-    `Resource "${ref}" cannot be created by clients: its stateSchema parsed against {} ${problem}.`,
-    { details: { resource: ref, field } },
-  );
-}
-
-/**
- * The first value inside `value` that is not plain JSON, with its path in the form of a zod issue path
- * (`tags.0`), as the `field` of `invalid-seed-state` names it. `undefined` members are skipped (JSON
- * drops them); `ancestors` catches a default that contains itself.
- */
-function nonJsonField(
-  value: unknown,
-  path: string[],
-  ancestors: Set<object>,
-): { path: string[]; found: string } | undefined {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return undefined;
-  if (typeof value === "number") return Number.isFinite(value) ? undefined : { path, found: String(value) };
-  if (typeof value !== "object")
-    return { path, found: value === undefined ? "undefined" : `a ${typeof value}` };
-  if (ancestors.has(value)) return { path, found: "a circular reference" };
-  if (!Array.isArray(value) && !isPlainObject(value)) {
-    return { path, found: Object.getPrototypeOf(value)?.constructor?.name ?? "an object" };
-  }
-  ancestors.add(value);
-  const entries = Array.isArray(value)
-    ? Array.from(value, (item, i) => [String(i), item] as const)
-    : Object.entries(value);
-  for (const [key, child] of entries) {
-    if (child === undefined && !Array.isArray(value)) continue;
-    const bad = nonJsonField(child, [...path, key], ancestors);
-    if (bad) return bad;
-  }
-  ancestors.delete(value);
-  return undefined;
-}
-
-/**
- * The longest topic a client may create: its item routes must stay addressable, and a percent-encoded topic
- * three times as long still fits Node's 16 KiB request head.
- */
-export const MAX_CLIENT_TOPIC_LENGTH = 1024;
-
-function readCreateBody(body: unknown): { topic: string; content?: string } {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw badRequest('The body must be { "topic": string, "content"?: string }.');
-  }
-  const { topic, content } = body as { topic?: unknown; content?: unknown };
-  if (typeof topic !== "string" || topic === "")
-    throw badRequest('"topic" must be a non-empty string.', { field: "topic" });
-  // An item no URL could name (a lone surrogate has no percent-encoding; an over-long topic no request line).
-  if (/\p{Cs}/u.test(topic))
-    throw badRequest('"topic" must be well-formed Unicode (it holds a lone surrogate).', { field: "topic" });
-  if (topic.length > MAX_CLIENT_TOPIC_LENGTH) {
-    throw badRequest(`"topic" must be at most ${MAX_CLIENT_TOPIC_LENGTH} characters long.`, {
-      field: "topic",
-    });
-  }
-  if (content !== undefined && typeof content !== "string")
-    throw badRequest('"content" must be a string.', { field: "content" });
-  return content === undefined ? { topic } : { topic, content };
 }

@@ -7,7 +7,6 @@ import {
   type JsonObject,
   type ResourceIdentity,
   type ResourceStateRecord,
-  type ResourceStateTextRecord,
   resourceIdentity,
   type ScopeAddress,
   type WriteCondition,
@@ -43,7 +42,7 @@ export class CollectionRuntime implements ContentOwner {
   private hooks: InstanceHookContext | undefined;
   private collectionHandle: CollectionHandle<JsonObject> | undefined;
   /** Where the collection's keys sit in the store: how pages, counts and the cap are asked of it. */
-  private readonly keys: CollectionKeys;
+  readonly keys: CollectionKeys;
 
   constructor(
     ctx: ResourceRuntimeContext,
@@ -154,32 +153,8 @@ export class CollectionRuntime implements ContentOwner {
     return this.keys.page((address, options) => this.store.list(address, options), prefix, offset, limit);
   }
 
-  /**
-   * {@link page} with each state as the JSON text the store holds (no parse), for a caller that only
-   * passes the states on; `null` when the store has no text reads.
-   */
-  async pageText(
-    prefix: string | undefined,
-    offset = 0,
-    limit?: number,
-  ): Promise<{ records: ResourceStateTextRecord[]; total: number } | null> {
-    const store = this.store;
-    if (store.listText === undefined) return null;
-    return this.keys.page((address, options) => store.listText!(address, options), prefix, offset, limit);
-  }
-
-  /**
-   * {@link readRecord} with the state as JSON text (see {@link pageText}); `undefined` when the store has
-   * no text reads.
-   */
-  readRecordText(path: string): Promise<ResourceStateTextRecord> | undefined {
-    const store = this.store;
-    if (store.getStateText === undefined) return undefined;
-    return this.readLive(path, (address, key) => store.getStateText!(address, key));
-  }
-
   /** One live record read by `read`, or `instance-not-found`; an LRU collection records the access. */
-  private async readLive<R>(
+  async readLive<R>(
     path: string,
     read: (address: ScopeAddress, key: string) => Promise<R | null>,
   ): Promise<R> {

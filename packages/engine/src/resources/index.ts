@@ -2,13 +2,10 @@ export { orgMissingError, resourceAddress, scopeStateAddress } from "./address.j
 export {
   type ClientResourceApi,
   createClientResourceApi,
-  DEFAULT_PAGE_LIMIT,
   type ListItem,
   type ListPage,
-  type ListQuery,
-  MAX_PAGE_LIMIT,
-  parsePagination,
 } from "./client-api.js";
+export { DEFAULT_PAGE_LIMIT, type ListQuery, MAX_PAGE_LIMIT, parsePagination } from "./client-input.js";
 export { editableTemplateWarnings } from "./content.js";
 export { renderContentTemplate } from "./content-template.js";
 export { createContentTools, readResourceContentTool, writeResourceContentTool } from "./content-tools.js";

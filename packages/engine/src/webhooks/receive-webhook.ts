@@ -62,11 +62,14 @@ export async function receiveWebhook(
   caller: Caller & { rawBody: Uint8Array; headers: Record<string, string | string[] | undefined> },
 ): Promise<WebhookOutcome> {
   // A host never started starts now; a closed one would persist a request nobody runs: refuse before reading.
-  if (!host.started) await host.ensureStarted();
+  // (A started host, the usual case, goes on without a wait.)
   if (!host.started) {
-    return refused(
-      new FlowError("host-not-started", "The host is not started; webhook deliveries are refused."),
-    );
+    try {
+      await host.ready();
+    } catch (error) {
+      if (hasErrorCode(error, "host-not-started")) return refused(error);
+      throw error;
+    }
   }
   // An instance id, else the only instance of a kind.
   const flow = host.registry.named(flowKind);

@@ -1,5 +1,6 @@
 import { concurrencyCases } from "./concurrency.js";
 import { eventCases } from "./events.js";
+import { fencingCases } from "./fencing.js";
 import { isolationCases } from "./isolation.js";
 import { requestCases } from "./requests.js";
 import { resourceCappedCreateCases } from "./resource-capped-create.js";
@@ -27,4 +28,5 @@ export const ALL_CASES = [
   ...isolationCases,
   ...concurrencyCases,
   ...resourceCappedCreateCases,
+  ...fencingCases,
 ] as const;

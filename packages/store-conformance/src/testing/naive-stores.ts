@@ -1,6 +1,7 @@
 import type {
   ActiveRequestEntry,
   CasResult,
+  Fence,
   FlowStores,
   JsonObject,
   RequestEvent,
@@ -12,7 +13,7 @@ import type {
   Versioned,
   WriteCondition,
 } from "@flowrt/core";
-import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+import { FlowError, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 
 /** Deliberate defects, each of which one conformance case must catch. */
 export type NaiveStoreFlaw =
@@ -44,7 +45,11 @@ export type NaiveStoreFlaw =
   | "ignores-cap"
   | "counts-cap-before-waiting"
   | "cap-before-absent"
-  | "cap-ignores-leaf";
+  | "cap-ignores-leaf"
+  | "ignores-fences"
+  | "fences-before-waiting"
+  | "forgets-epoch-on-update"
+  | "refuses-current-epoch";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
@@ -108,6 +113,23 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
     accessedAt: row.accessedAt,
   });
   const liveOf = (row: Row | undefined) => (row && row.state !== null ? row : null);
+  /**
+   * Refuses a write whose fence is stale or names no stored request. True when the flawed store then waits before
+   * writing (`fences-before-waiting`): a claim can land between its check and its write.
+   */
+  const refusesStale = (fence: Fence | undefined): boolean => {
+    if (fence === undefined || flaw === "ignores-fences") return false;
+    const request = requests.get(fence.requestId);
+    const stored = request?.epoch ?? 0;
+    const stale = flaw === "refuses-current-epoch" ? stored >= fence.epoch : stored > fence.epoch;
+    if (request === undefined || stale) {
+      throw new FlowError(
+        "lease-lost",
+        `naive: the write of request "${fence.requestId}" under epoch ${fence.epoch} was refused (stored epoch ${String(request?.epoch)}).`,
+      );
+    }
+    return flaw === "fences-before-waiting";
+  };
 
   return {
     kind: "naive",
@@ -179,6 +201,7 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         if (found.version !== expectedVersion && flaw !== "unguarded-request-update")
           return { ok: false, current: { value: copy(found), version: found.version } };
         const { claim, ...rest } = copy(patch);
+        if (flaw === "forgets-epoch-on-update") delete rest.epoch;
         Object.assign(found, rest);
         if (claim === null) delete found.claim;
         else if (claim !== undefined) found.claim = claim;
@@ -193,7 +216,8 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
             .slice(0, options.limit),
         );
       },
-      async appendEvent(event) {
+      async appendEvent(event, fence) {
+        if (refusesStale(fence)) await tick();
         const log = events.get(event.requestId) ?? [];
         events.set(event.requestId, log);
         const seq = log.length + 1;
@@ -285,7 +309,8 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         const found = scopeState.get(addr(address));
         return found ? copy(found) : null;
       },
-      async put(address, value, condition) {
+      async put(address, value, condition, fence) {
+        if (refusesStale(fence)) await tick();
         const live = scopeState.get(addr(address)) ?? null;
         if (!admits(condition, live)) {
           const current = live ? copy(live) : null;
@@ -302,7 +327,8 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         const row = liveOf(bucketRows(address).get(key));
         return row ? record(key, row) : null;
       },
-      async putState(address, key, state, condition) {
+      async putState(address, key, state, condition, fence) {
+        if (refusesStale(fence)) await tick();
         const map = bucketRows(address);
         const row = map.get(key);
         const live = liveOf(row);
@@ -334,7 +360,8 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         });
         return { ok: true, version };
       },
-      async deleteState(address, key, condition) {
+      async deleteState(address, key, condition, fence) {
+        if (refusesStale(fence)) await tick();
         const map = bucketRows(address);
         const row = map.get(key);
         const live = liveOf(row);
@@ -395,10 +422,12 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         const body = content.get(JSON.stringify([addr(address), key]));
         return flaw === "empty-content-reads-null" ? body || null : (body ?? null);
       },
-      async putContent(address, key, body) {
+      async putContent(address, key, body, fence) {
+        if (refusesStale(fence)) await tick();
         content.set(JSON.stringify([addr(address), key]), body);
       },
-      async deleteContent(address, key) {
+      async deleteContent(address, key, fence) {
+        if (refusesStale(fence)) await tick();
         content.delete(JSON.stringify([addr(address), key]));
       },
     },

@@ -1,4 +1,4 @@
-import type { JsonObject, ScopeAddress, WriteCondition } from "@flowrt/core";
+import type { Fence, JsonObject, ScopeAddress, WriteCondition } from "@flowrt/core";
 import { FlowError } from "@flowrt/core";
 
 /** Bad input is refused with a clear error before anything touches the disk. */
@@ -80,6 +80,17 @@ export function assertCount(
   if (!Number.isSafeInteger(value) || (value as number) < 0) {
     throw new FlowError(code, `${name} must be a non-negative integer (got ${describe(value)}).`);
   }
+}
+
+/** A write's fence, when given, is `{ requestId: string, epoch: <non-negative integer> }`. */
+export function assertFence(fence: unknown): asserts fence is Fence | undefined {
+  if (fence === undefined) return;
+  if (typeof fence !== "object" || fence === null)
+    throw invalid(`A fence must be an object (got ${describe(fence)}).`);
+  const { requestId, epoch } = fence as Partial<Fence>;
+  assertString(requestId, "fence.requestId");
+  if (!Number.isSafeInteger(epoch) || (epoch as number) < 0)
+    throw invalid(`fence.epoch must be a non-negative integer (got ${describe(epoch)}).`);
 }
 
 function describe(value: unknown): string {

@@ -1,5 +1,5 @@
+import type { HttpContext } from "../context.js";
 import { streamResponse, wantsEventStream } from "../event-stream-response.js";
-import type { HttpContext } from "../handler.js";
 import { httpCaller, optionalString, parseObjectBody } from "../request-body.js";
 import { jsonAnswer, jsonBody, SSE_ANSWER } from "../route-doc.js";
 import type { Route } from "../router.js";

@@ -1,4 +1,4 @@
-import type { HttpContext } from "../handler.js";
+import type { HttpContext } from "../context.js";
 import { openApiDocument } from "../openapi.js";
 import { jsonAnswer } from "../route-doc.js";
 import type { Route } from "../router.js";

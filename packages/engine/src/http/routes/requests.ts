@@ -1,6 +1,6 @@
 import type { RequestRecord } from "@flowrt/core";
+import type { HttpContext } from "../context.js";
 import { lastEventId, streamResponse } from "../event-stream-response.js";
-import type { HttpContext } from "../handler.js";
 import { httpCaller, queryValues } from "../request-body.js";
 import { jsonAnswer, narrowing, SSE_ANSWER } from "../route-doc.js";
 import type { Route } from "../router.js";

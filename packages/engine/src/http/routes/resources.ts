@@ -1,4 +1,4 @@
-import type { HttpContext } from "../handler.js";
+import type { HttpContext } from "../context.js";
 import { httpCaller, parseObjectBody, queryString } from "../request-body.js";
 import { jsonAnswer, jsonBody } from "../route-doc.js";
 import type { Route } from "../router.js";

@@ -1,5 +1,5 @@
 import { FlowError, type JsonObject, type SessionRecord } from "@flowrt/core";
-import type { HttpContext } from "../handler.js";
+import type { HttpContext } from "../context.js";
 import { httpCaller, optionalString, parseObjectBody, queryValues } from "../request-body.js";
 import { jsonAnswer, jsonBody, narrowing } from "../route-doc.js";
 import type { Route } from "../router.js";

@@ -7,7 +7,7 @@ import {
   problemResponse,
 } from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
-import { bodyOf } from "./raw-body.js";
+import { bodyStream, keptBody } from "./raw-body.js";
 import { sendResponse } from "./send-response.js";
 
 export interface FlowRouterOptions {
@@ -21,29 +21,48 @@ const ROUTER_OPTIONS: ReadonlySet<string> = new Set<keyof FlowRouterOptions>(["b
 type Layer = (req: Request, res: Response, next: NextFunction) => void;
 
 /**
- * The engine's view of an Express request. Made only if asked for: the origin (protocol and host as Express
- * reports them, so `trust proxy` applies) and the signal that aborts when the client goes away.
+ * The engine's view of an Express request. A class, so every request has one shape and its getters live on the
+ * prototype: the origin (protocol and host as Express reports them, so `trust proxy` applies) and the signal that
+ * aborts when the client goes away are made only if asked for.
  */
-function engineRequest(req: Request, res: Response): MountedRequest {
-  let gone: AbortController | undefined;
-  const request = {
-    method: req.method,
-    target: req.url,
-    url: req.originalUrl,
-    headers: req.headers,
-    rawHeaders: req.rawHeaders,
-    get origin() {
-      return `${req.protocol}://${req.host || "localhost"}`;
-    },
-    get signal() {
-      if (gone) return gone.signal;
-      gone = new AbortController();
-      if (res.destroyed && !res.writableFinished) gone.abort();
-      else res.once("close", () => res.writableFinished || gone?.abort());
-      return gone.signal;
-    },
-  };
-  return Object.assign(request, bodyOf(req));
+class ExpressRequest implements MountedRequest {
+  readonly method: string;
+  readonly target: string;
+  readonly url: string;
+  readonly headers: Request["headers"];
+  readonly rawHeaders: string[];
+  readonly rawBody: Buffer | undefined;
+  readonly body: AsyncIterable<Uint8Array> | undefined;
+  readonly #req: Request;
+  readonly #res: Response;
+  #gone: AbortController | undefined;
+
+  constructor(req: Request, res: Response) {
+    this.method = req.method;
+    this.target = req.url;
+    this.url = req.originalUrl;
+    this.headers = req.headers;
+    this.rawHeaders = req.rawHeaders;
+    // The bytes a parser's `verify` hook kept, else the stream the engine reads.
+    this.rawBody = keptBody(req);
+    this.body = this.rawBody === undefined ? bodyStream(req) : undefined;
+    this.#req = req;
+    this.#res = res;
+  }
+
+  get origin(): string {
+    return `${this.#req.protocol}://${this.#req.host || "localhost"}`;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#gone) return this.#gone.signal;
+    const gone = new AbortController();
+    this.#gone = gone;
+    const res = this.#res;
+    if (res.destroyed && !res.writableFinished) gone.abort();
+    else res.once("close", () => res.writableFinished || gone.abort());
+    return gone.signal;
+  }
 }
 
 /**
@@ -66,7 +85,7 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
   }
   const handle = createMountedHandler(host, { ...options, methods: METHODS });
   const flowLayer: Layer = (req, res, next) => {
-    handle(engineRequest(req, res))
+    handle(new ExpressRequest(req, res))
       .then((response) => (response === null ? next() : sendResponse(res, response)))
       .catch((error: unknown) => {
         // Only the adapter's own failures land here: the engine answers and logs its own.

@@ -28,9 +28,13 @@ const consumedBody: AsyncIterable<Uint8Array> = {
   [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(CONSUMED) }),
 };
 
-/** The body for the engine: the bytes a `verify` hook kept, else the request stream, which the engine reads. */
-export function bodyOf(req: IncomingMessage): { rawBody: Buffer } | { body: AsyncIterable<Uint8Array> } {
+/** The exact body bytes a `verify` hook kept (see {@link captureRawBody}), if any. */
+export function keptBody(req: IncomingMessage): Buffer | undefined {
   const kept = (req as RawBodyRequest).rawBody;
-  if (Buffer.isBuffer(kept)) return { rawBody: kept };
-  return { body: req.readableEnded ? consumedBody : req };
+  return Buffer.isBuffer(kept) ? kept : undefined;
+}
+
+/** The body still to read, which the engine reads; one a parser before the router consumed says how to fix the app. */
+export function bodyStream(req: IncomingMessage): AsyncIterable<Uint8Array> {
+  return req.readableEnded ? consumedBody : req;
 }

@@ -66,8 +66,10 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
   return async (request) => {
     try {
       // The one place the body limit is held, whether the transport read the bytes or hands the stream on.
-      if (request.rawBody !== undefined) await readBody(request, context.bodyLimit);
-      else if (request.body !== undefined) request.rawBody = await readBody(request, context.bodyLimit);
+      if (request.rawBody !== undefined || request.body !== undefined) {
+        const body = readBody(request, context.bodyLimit);
+        request.rawBody = body instanceof Uint8Array ? body : await body;
+      }
       // An application that mounted a host without `await host.start()` gets it started by the first request.
       if (!host.started) await host.ensureStarted();
       const found = table.match(request.method.toUpperCase(), request.path);

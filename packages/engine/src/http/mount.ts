@@ -110,13 +110,13 @@ export function createMountedHandler(host: FlowHost, options: MountedHandlerOpti
   const basePath = host.basePath.toLowerCase();
 
   const serveApi = async (request: MountedRequest, relative: string): Promise<HttpResponse> => {
+    const response = await api(new ApiRequest(request, relative));
     const failed = (error: unknown) =>
       host.logger.error(API_FAILURE, {
         method: request.method,
         path: request.url,
         error: describeError(error),
       });
-    const response = await api(new ApiRequest(request, relative));
     if (response.stream) {
       if (request.method === "HEAD") return { status: response.status, headers: response.headers };
       const stream = { ...response.stream, frames: reporting(response.stream.frames, failed) };

@@ -24,7 +24,7 @@ function source(chunks: Array<Uint8Array | string>, failAt?: number) {
 const bytes = (text: string) => Buffer.from(text);
 const chunked = { "transfer-encoding": "chunked" };
 
-async function refusal(promise: Promise<unknown>) {
+async function refusal(promise: Uint8Array | Promise<unknown>) {
   try {
     await promise;
   } catch (error) {

@@ -57,12 +57,22 @@ export async function discardBody(source: BodySource): Promise<void> {
  * A body that ends short of its Content-Length, or fails to read (the client went away), is 400
  * `invalid-request`; an error the body itself raises with a code (a transport's own refusal) keeps it.
  */
-export async function readBody(source: BodySource, limit: number): Promise<Uint8Array> {
+export function readBody(source: BodySource, limit: number): Uint8Array | Promise<Uint8Array> {
   if (source.rawBody !== undefined) {
-    if (source.rawBody.byteLength > limit) throw tooLarge(limit);
-    return source.rawBody;
+    return source.rawBody.byteLength > limit ? Promise.reject(tooLarge(limit)) : source.rawBody;
   }
+  // Most requests (every GET) have no body: answered at once, without a promise.
   if (source.body === undefined || !declaresBody(source.headers)) return NO_BODY;
+  return readStream(source.body, source.headers, limit);
+}
+
+/** The body stream read under the limit (see {@link readBody}). */
+async function readStream(
+  body: AsyncIterable<Uint8Array | string>,
+  headers: BodySource["headers"],
+  limit: number,
+): Promise<Uint8Array> {
+  const source = { body, headers };
   const declared = first(source.headers["content-length"]);
   const length = declared === undefined ? Number.NaN : Number.parseInt(declared, 10);
   const iterator = source.body[Symbol.asyncIterator]();

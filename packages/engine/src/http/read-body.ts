@@ -63,7 +63,78 @@ export function readBody(source: BodySource, limit: number): Uint8Array | Promis
   }
   // Most requests (every GET) have no body: answered at once, without a promise.
   if (source.body === undefined || !declaresBody(source.headers)) return NO_BODY;
-  return readStream(source.body, source.headers, limit);
+  return isEmitter(source.body)
+    ? readEmitted(source.body, source.headers, limit)
+    : readStream(source.body, source.headers, limit);
+}
+
+/** A Node readable stream (an `IncomingMessage`): read through its events, not its async iterator. */
+interface EmittingBody {
+  readonly readableEnded: boolean;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+function isEmitter(body: unknown): body is EmittingBody {
+  const candidate = body as Partial<EmittingBody>;
+  return (
+    typeof candidate.on === "function" && typeof candidate.off === "function" && "readableEnded" in candidate
+  );
+}
+
+/**
+ * {@link readStream} for a Node readable stream, through its `data` and `end` events: a stream's async iterator
+ * costs a promise and a tick per chunk (measured: about 80 µs more CPU per 1 KiB webhook delivery). Same rules: a
+ * body over the limit is read off to its end and refused with 413, one short of its Content-Length or that fails
+ * (the client went away) is 400, an error the stream raises with a code keeps it.
+ */
+function readEmitted(
+  stream: EmittingBody,
+  headers: BodySource["headers"],
+  limit: number,
+): Promise<Uint8Array> {
+  const declared = first(headers["content-length"]);
+  const length = declared === undefined ? Number.NaN : Number.parseInt(declared, 10);
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let received = 0;
+    let over = length > limit;
+    const settle = (error: FlowError | undefined, body?: Uint8Array) => {
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("error", onError);
+      stream.off("close", onClose);
+      if (error) reject(error);
+      else resolve(body!);
+    };
+    const onData = (chunk: Uint8Array | string) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      received += bytes.byteLength;
+      if (received > limit) over = true;
+      // Over the limit nothing more is held; the rest is read off so that the client sees the answer.
+      if (!over) chunks.push(bytes);
+    };
+    const onEnd = () => {
+      if (over) return settle(tooLarge(limit));
+      if (!Number.isNaN(length) && received !== length)
+        return settle(
+          new FlowError("invalid-request", "The request body does not match its Content-Length."),
+        );
+      settle(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    };
+    const onError = (error: unknown) =>
+      settle(
+        isFlowError(error) ? error : new FlowError("invalid-request", "The request body could not be read."),
+      );
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => {
+      if (!stream.readableEnded) onError(undefined);
+    };
+    stream.on("data", onData);
+    stream.on("end", onEnd);
+    stream.on("error", onError);
+    stream.on("close", onClose);
+  });
 }
 
 /** The body stream read under the limit (see {@link readBody}). */

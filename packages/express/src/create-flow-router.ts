@@ -84,17 +84,20 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
     );
   }
   const handle = createMountedHandler(host, { ...options, methods: METHODS });
-  const flowLayer: Layer = (req, res, next) => {
-    handle(new ExpressRequest(req, res))
-      .then((response) => (response === null ? next() : sendResponse(res, response)))
-      .catch((error: unknown) => {
-        // Only the adapter's own failures land here: the engine answers and logs its own.
-        if (res.headersSent) return void res.destroy();
-        const fields = { method: req.method, path: req.originalUrl, error: describeError(error) };
-        host.logger.error("flow router failed", fields);
-        return sendResponse(res, problemResponse(error)).catch(() => res.destroy());
-      });
+  const serve = async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const response = await handle(new ExpressRequest(req, res));
+      if (response === null) next();
+      else await sendResponse(res, response);
+    } catch (error) {
+      // Only the adapter's own failures land here: the engine answers and logs its own.
+      if (res.headersSent) return void res.destroy();
+      const fields = { method: req.method, path: req.originalUrl, error: describeError(error) };
+      host.logger.error("flow router failed", fields);
+      await sendResponse(res, problemResponse(error)).catch(() => res.destroy());
+    }
   };
+  const flowLayer: Layer = (req, res, next) => void serve(req, res, next);
   const router = Router();
   router.use(flowLayer);
   skipRouterPass(router, flowLayer);

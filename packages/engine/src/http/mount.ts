@@ -158,9 +158,11 @@ function withText(response: HttpResponse): HttpResponse {
   const bodyText =
     response.bodyText ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
   if (bodyText === undefined) return response;
-  const headers = Object.assign({}, response.headers);
-  headers["content-length"] = String(Buffer.byteLength(bodyText));
-  const ready: HttpResponse = { status: response.status, headers, bodyText };
+  // Every answer has a headers object of its own (`json`, `jsonText`, `problemResponse` make one each): the length
+  // is added to it rather than to a copy.
+  response.headers["content-length"] = String(Buffer.byteLength(bodyText));
+  if (response.bodyText !== undefined) return response;
+  const ready: HttpResponse = { status: response.status, headers: response.headers, bodyText };
   if (response.statusText !== undefined) ready.statusText = response.statusText;
   if (response.setCookie !== undefined) ready.setCookie = response.setCookie;
   return ready;

@@ -6,10 +6,9 @@ import type {
   ResourceStore,
   ScopeAddress,
   WriteCap,
-  WriteCondition,
 } from "@flowrt/core";
 import type { PostgresDriver, Queryable } from "./driver.js";
-import { checkFence, fenceParams } from "./fence.js";
+import { checkFence, conditionalWrite, fenceParams } from "./fence.js";
 import { encodeKey, isCountedPrefix, keyDepth, prefixRange } from "./key-codec.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
 import { pageBounds, stateText, toResourceState } from "./rows.js";
@@ -48,34 +47,9 @@ export function createResourceStore(
     return { ok: true, version: Number(rows[0]?.version ?? 0) };
   };
 
-  /** The new version, or null when the condition did not hold. */
-  const unfencedPut = async (params: unknown[], condition: WriteCondition): Promise<number | null> => {
-    const { rows } =
-      condition.type === "absent"
-        ? await db.query<{ version: unknown }>(sql.insertAbsent, params)
-        : condition.type === "version"
-          ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
-          : await db.query<{ version: unknown }>(sql.upsert, params);
-    return rows[0] ? Number(rows[0].version) : null;
-  };
-
-  /** The same write with the fence checked in its statement; throws `lease-lost` when it was refused. */
-  const fencedPut = async (
-    params: unknown[],
-    condition: WriteCondition,
-    fence: Fence,
-  ): Promise<number | null> => {
-    const checked = fenceParams(fence);
-    type Row = { fence_epoch: unknown; version: unknown };
-    const { rows } =
-      condition.type === "absent"
-        ? await db.query<Row>(sql.fenced.insertAbsent, [...params, ...checked])
-        : condition.type === "version"
-          ? await db.query<Row>(sql.fenced.updateVersion, [...params, condition.version, ...checked])
-          : await db.query<Row>(sql.fenced.upsert, [...params, ...checked]);
-    checkFence(fence, rows[0]?.fence_epoch);
-    const version = rows[0]?.version;
-    return version === null || version === undefined ? null : Number(version);
+  const putStatements = {
+    plain: { absent: sql.insertAbsent, version: sql.updateVersion, any: sql.upsert },
+    fenced: { absent: sql.fenced.insertAbsent, version: sql.fenced.updateVersion, any: sql.fenced.upsert },
   };
 
   const countOn = async (on: Queryable, address: ScopeAddress, prefix: string, leaf: boolean) => {
@@ -152,10 +126,7 @@ export function createResourceStore(
       }
       const write = async (): Promise<CasResult<JsonObject>> => {
         const params = [...at(address, key), json, Date.now()];
-        const version =
-          fence === undefined
-            ? await unfencedPut(params, condition)
-            : await fencedPut(params, condition, fence);
+        const version = await conditionalWrite(db, putStatements, params, condition, fence);
         return version === null ? lost(address, key) : { ok: true, version };
       };
       return writes.run(writeId(address, key), condition, write, json);

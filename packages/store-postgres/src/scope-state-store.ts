@@ -1,6 +1,6 @@
-import type { CasResult, Fence, JsonObject, ScopeStateStore, Versioned, WriteCondition } from "@flowrt/core";
+import type { CasResult, JsonObject, ScopeStateStore, Versioned } from "@flowrt/core";
 import type { Queryable } from "./driver.js";
-import { checkFence, fenceParams } from "./fence.js";
+import { conditionalWrite } from "./fence.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
 import { stateText } from "./rows.js";
 import type { StoreSql } from "./sql.js";
@@ -21,34 +21,9 @@ export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]
   // Session, user and org state are counters too (`incState`): same local short-cut as resources.
   const writes = new KeyWriteQueue();
 
-  /** The new version, or null when the condition did not hold. */
-  const unfenced = async (params: unknown[], condition: WriteCondition): Promise<number | null> => {
-    const { rows } =
-      condition.type === "absent"
-        ? await db.query<{ version: unknown }>(sql.insert, params)
-        : condition.type === "version"
-          ? await db.query<{ version: unknown }>(sql.updateVersion, [...params, condition.version])
-          : await db.query<{ version: unknown }>(sql.upsert, params);
-    return rows[0] ? Number(rows[0].version) : null;
-  };
-
-  /** The same write with the fence checked in its statement; throws `lease-lost` when it was refused. */
-  const fenced = async (
-    params: unknown[],
-    condition: WriteCondition,
-    fence: Fence,
-  ): Promise<number | null> => {
-    const checked = fenceParams(fence);
-    type Row = { fence_epoch: unknown; version: unknown };
-    const { rows } =
-      condition.type === "absent"
-        ? await db.query<Row>(sql.fenced.insert, [...params, ...checked])
-        : condition.type === "version"
-          ? await db.query<Row>(sql.fenced.updateVersion, [...params, condition.version, ...checked])
-          : await db.query<Row>(sql.fenced.upsert, [...params, ...checked]);
-    checkFence(fence, rows[0]?.fence_epoch);
-    const version = rows[0]?.version;
-    return version === null || version === undefined ? null : Number(version);
+  const putStatements = {
+    plain: { absent: sql.insert, version: sql.updateVersion, any: sql.upsert },
+    fenced: { absent: sql.fenced.insert, version: sql.fenced.updateVersion, any: sql.fenced.upsert },
   };
 
   return {
@@ -57,8 +32,7 @@ export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]
       const json = stateText(value, "scope state");
       const write = async (): Promise<CasResult<JsonObject>> => {
         const params: unknown[] = [address.scope, address.scopeId, address.bucket, json];
-        const version =
-          fence === undefined ? await unfenced(params, condition) : await fenced(params, condition, fence);
+        const version = await conditionalWrite(db, putStatements, params, condition, fence);
         return version === null ? { ok: false, current: await get(address) } : { ok: true, version };
       };
       return writes.run(

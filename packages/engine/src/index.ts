@@ -42,7 +42,7 @@ export { type HttpRequest, type HttpResponse, json } from "./http/types.js";
 export { defaultLogger, describeError, type HostLogger, silentLogger } from "./logger.js";
 export { streamRequestEvents } from "./requests/event-log.js";
 export { REQUEST_EVENT_TYPES, type RequestEventType, TERMINAL_EVENT_TYPES } from "./requests/event-types.js";
-export type { RequestTarget } from "./requests/request-runner.js";
+export type { RequestTarget } from "./requests/new-request.js";
 export {
   buildManifest,
   buildSnapshot,

@@ -13,7 +13,8 @@ import {
 import { principalOfRecord } from "../access/principal.js";
 import { blockResources } from "../flows/registry.js";
 import type { HostLogger } from "../logger.js";
-import type { ClaimedRun, PreparedRun } from "../requests/request-runner.js";
+import type { ClaimedRun } from "../requests/active-run.js";
+import type { PreparedRun } from "../requests/request-runner.js";
 import {
   createContentTools,
   createResourceScope,

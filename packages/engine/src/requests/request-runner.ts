@@ -23,9 +23,6 @@ import { recoverRequests } from "./recovery.js";
 import { writeAfterAbort } from "./run-abort.js";
 import { targetOf } from "./run-target.js";
 
-export type { ClaimedRun } from "./active-run.js";
-export { actionLabel, type NewRequest, type RequestTarget } from "./new-request.js";
-
 /** A run made ready by {@link RequestExecutor}: `execute` runs its block tree and settles with the output. */
 export interface PreparedRun {
   execute(): Promise<unknown>;

@@ -15,7 +15,7 @@ import { parseBlockInput } from "../execution/blocks/validate-io.js";
 import type { RegisteredFlow } from "../flows/registry.js";
 import type { FlowHost } from "../host.js";
 import { describeError } from "../logger.js";
-import { actionLabel, type NewRequest } from "../requests/request-runner.js";
+import { actionLabel, type NewRequest } from "../requests/new-request.js";
 import { assertSessionId } from "../sessions/session-service.js";
 import { decodeUtf8 } from "../utf8.js";
 

@@ -1,7 +1,7 @@
 import { DefinitionError } from "../errors.js";
-import type { RetentionOptions, RetentionPolicy } from "./contract.js";
+import type { RetentionOptions, RetentionPolicy } from "./request-store.js";
 
-export type { RetentionOptions } from "./contract.js";
+export type { RetentionOptions } from "./request-store.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -99,7 +99,8 @@ export class FlowHost {
       execute: (run, record, parsedBlockInput) =>
         prepareAction(runDependencies, run, record, parsedBlockInput),
     });
-    const ready = () => this.gate.ready();
+    // Nothing to wait for once started: the addressed routes make no promise for it.
+    const ready = () => (this.gate.started ? undefined : this.gate.ready());
     this.actions = new ActionService({
       stores: this.stores,
       registry: this.registry,

@@ -36,7 +36,7 @@ export interface ActionServiceDependencies {
   sessions: SessionService;
   runner: RequestRunner;
   /** Starts a host never started, then refuses a closed one. */
-  ready(): Promise<void>;
+  ready(): Promise<void> | undefined;
   /** Refuses a host that is not (or no longer) started. */
   assertStarted(): void;
   /** A request's events, replayed then live, to its end. */
@@ -63,7 +63,8 @@ export class ActionService {
     body: InvokeBody,
   ): Promise<{ request: RequestRecord; session: SessionRecord }> {
     const { registry, access, sessions } = this.deps;
-    await this.deps.ready();
+    const starting = this.deps.ready();
+    if (starting) await starting;
     const flow = registry.get(flowId);
     const action = flow.definition.actions[actionName];
     if (!action || !Object.hasOwn(flow.definition.actions, actionName)) {
@@ -174,7 +175,8 @@ export class ActionService {
 
   /** Re-runs a finished action request with the same input; webhook-originated requests are refused. */
   async retry(requestId: string, caller: Caller): Promise<RequestRecord> {
-    await this.deps.ready();
+    const starting = this.deps.ready();
+    if (starting) await starting;
     const { request, flow } = await this.deps.access.authorizeRequest(requestId, caller);
     if (request.metadata.origin === "webhook" || request.action.startsWith("webhook:")) {
       throw new FlowError(

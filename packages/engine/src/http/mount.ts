@@ -109,24 +109,28 @@ export function createMountedHandler(host: FlowHost, options: MountedHandlerOpti
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const basePath = host.basePath.toLowerCase();
 
+  const reportFailure = (request: MountedRequest, error: unknown) =>
+    host.logger.error(API_FAILURE, {
+      method: request.method,
+      path: request.url,
+      error: describeError(error),
+    });
+
   const serveApi = async (request: MountedRequest, relative: string): Promise<HttpResponse> => {
     const response = await api(new ApiRequest(request, relative));
-    const failed = (error: unknown) =>
-      host.logger.error(API_FAILURE, {
-        method: request.method,
-        path: request.url,
-        error: describeError(error),
-      });
     if (response.stream) {
       if (request.method === "HEAD") return { status: response.status, headers: response.headers };
-      const stream = { ...response.stream, frames: reporting(response.stream.frames, failed) };
+      const stream = {
+        ...response.stream,
+        frames: reporting(response.stream.frames, (error) => reportFailure(request, error)),
+      };
       return { status: response.status, headers: response.headers, stream };
     }
     try {
       return withText(response);
     } catch (error) {
       // A body JSON cannot hold (a BigInt from application code): the server's failure, not the client's.
-      failed(error);
+      reportFailure(request, error);
       return withText(problemResponse(error));
     }
   };

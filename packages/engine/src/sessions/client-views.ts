@@ -28,7 +28,7 @@ export class ClientViews {
       logger: HostLogger;
       inspector: boolean;
       /** Starts a host never started, then refuses a closed one. */
-      ready: () => Promise<void>;
+      ready: () => Promise<void> | undefined;
     },
   ) {}
 
@@ -55,7 +55,8 @@ export class ClientViews {
    * them all, reads included, as it refuses actions and session creation (a host never started starts first).
    */
   async resourceApi(sessionId: string, caller: Caller): Promise<ClientResourceApi> {
-    await this.deps.ready();
+    const starting = this.deps.ready();
+    if (starting) await starting;
     const { session, flow } = await this.deps.access.authorizeSession(sessionId, caller);
     return createClientResourceApi(this.context(flow, session), flow.allResources);
   }

@@ -118,6 +118,18 @@ export interface SessionRecord {
   metadata: JsonObject;
   /** ISO 8601. */
   createdAt: string;
+  /**
+   * Set by {@link SessionStore.markDeleting}: a removal has begun and not finished. `get` and `listChildren` still
+   * return the record (so a retried removal finds it and its children), `list` leaves it out, and the engine
+   * answers it as not found on every route but a retried `DELETE`.
+   */
+  deleting?: true;
+}
+
+/** A session's place in the listing order (newest first: `createdAt` descending, then `id` descending). */
+export interface SessionListPosition {
+  createdAt: string;
+  id: string;
 }
 
 export interface SessionListQuery {
@@ -125,14 +137,51 @@ export interface SessionListQuery {
   orgId?: string;
   /** Only sessions owned by one of these flow ids. */
   flowIds?: string[];
+  /**
+   * Keyset paging: only sessions after this position in the listing order (an older `createdAt`, or the same
+   * `createdAt` and a smaller `id`). Costs O(log n + limit) at any depth, where `offset` walks the skipped rows.
+   */
+  after?: SessionListPosition;
   offset?: number;
   limit?: number;
 }
 
 export interface Page<T> {
   items: T[];
-  /** Number of matching rows, ignoring offset and limit. */
+  /** Number of matching rows, ignoring offset, `after` and limit. */
   total: number;
+}
+
+/**
+ * A session update. `title: null` removes the title. `metadata` replaces the whole object; `metadataPatch` is
+ * merged into the stored object one level deep in the same atomic step (a key set to `null` is removed), so two
+ * concurrent patches of different keys both land. Owner fields never change.
+ */
+export interface SessionPatch {
+  title?: string | null;
+  metadata?: JsonObject;
+  metadataPatch?: { [key: string]: JsonValue | null };
+}
+
+/** What removing a session took away (see {@link SessionStore.remove}). */
+export interface SessionRemoval {
+  /** Request records that ran in the session (their event logs and active entries go with them). */
+  requests: number;
+  /** Events of those requests. */
+  events: number;
+  /** Session-scope state records (one per bucket). */
+  states: number;
+  /** Session-scope resource keys, live or tombstoned, in every bucket. */
+  resources: number;
+  /** Session-scope content rows in every bucket. */
+  contents: number;
+}
+
+/** What removing a user's or org's scope took away (see {@link ScopeStateStore.removeScope}). */
+export interface ScopeRemoval {
+  states: number;
+  resources: number;
+  contents: number;
 }
 
 export interface SessionStore {
@@ -146,8 +195,21 @@ export interface SessionStore {
     parentSessionId: string,
     filter: { userId: string; orgId?: string; tenantId?: string; flowId?: string | null },
   ): Promise<SessionRecord[]>;
-  /** Patch the mutable fields (title, metadata). Owner fields never change. */
-  update(id: string, patch: { title?: string; metadata?: JsonObject }): Promise<SessionRecord | null>;
+  /** Patch the mutable fields (see {@link SessionPatch}); `null` when there is no such session. */
+  update(id: string, patch: SessionPatch): Promise<SessionRecord | null>;
+  /**
+   * The first step of a removal: marks the record `deleting: true` (see {@link SessionRecord.deleting}). False when
+   * there is no such session. Idempotent.
+   */
+  markDeleting(id: string): Promise<boolean>;
+  /**
+   * Removes a session and everything stored under it: the requests that ran in it (with their event logs and
+   * active entries), its session-scope state and its session-scope resources and content in every bucket, then
+   * the record itself. `null` when there is no record. Children are not touched (the engine removes them first).
+   * A store spanning processes does it in one transaction; otherwise the record goes last, so a removal cut short
+   * leaves the record (marked `deleting` by the engine beforehand) and a second call finishes it.
+   */
+  remove(id: string): Promise<SessionRemoval | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,4 +224,10 @@ export interface ScopeStateStore {
     condition: WriteCondition,
     fence?: Fence,
   ): Promise<CasResult<JsonObject>>;
+  /**
+   * Removes the state records of one user or org (`scope` is `user` or `org`) in every bucket, together with its
+   * resources and content in every bucket ({@link ResourceStore} rows of the same scope and id, tombstones
+   * included). Counts what went; idempotent. For a session's scope use {@link SessionStore.remove}.
+   */
+  removeScope(scope: "user" | "org", scopeId: string): Promise<ScopeRemoval>;
 }

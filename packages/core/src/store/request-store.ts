@@ -115,6 +115,19 @@ export interface RequestStore {
    * transitions need no {@link Fence}: every claim changes the version they are conditional on.
    */
   update(id: string, expectedVersion: number, patch: RequestPatch): Promise<CasResult<RequestRecord>>;
+  /**
+   * The requests that ran in a session, newest first (`createdAt` descending, then `id` descending); with
+   * `after`, only those after that position. Costs O(log n + limit).
+   */
+  listBySession(
+    sessionId: string,
+    options: { limit: number; after?: { createdAt: string; id: string } },
+  ): Promise<RequestRecord[]>;
+  /**
+   * Removes every request record of a user (narrowed to one org when `orgId` is given), with their event logs and
+   * active entries, whatever session they name. Returns how many requests went; idempotent.
+   */
+  removeByUser(userId: string, options?: { orgId?: string }): Promise<number>;
   /** Requests in one of `statuses`, oldest first; `durableOnly` narrows to durable ones. */
   listByStatus(
     statuses: RequestStatus[],

@@ -45,6 +45,12 @@ export interface ListOptions {
    * @default false
    */
   leaf?: boolean;
+  /**
+   * Keyset paging: only keys after this one in key order (strictly greater). With `after`, a page costs
+   * O(log n + limit) at any depth; combined with `offset`, the offset counts from there. `total` still counts every
+   * key the prefix (and `leaf`) match.
+   */
+  after?: string;
   /** @default 0 */
   offset?: number;
   /** @default unbounded */

@@ -35,6 +35,7 @@ export type {
   ResourceHandle,
   ResourceIdentity,
   ScopeHandles,
+  SessionHandle,
   StateHandle,
 } from "./runtime-types.js";
 export {

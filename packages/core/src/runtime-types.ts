@@ -175,13 +175,28 @@ export interface BlockLogger {
   error(message: string, data?: Record<string, unknown>): void;
 }
 
+/**
+ * `ctx.session`: the session's state, and its record's mutable fields (what `PATCH /sessions/:id` changes). The
+ * setters follow the same rules as that route (a title of at most 200 characters, metadata of at most 16 KiB of JSON
+ * once merged) and, like every write of a run, are refused once the run was aborted or has ended.
+ */
+export interface SessionHandle<TSession extends JsonObject = JsonObject> extends StateHandle<TSession> {
+  /** Sets the session's title; `null` removes it. */
+  setTitle(title: string | null): Promise<void>;
+  /**
+   * Merges `patch` into the session's metadata one level deep, in one atomic step (two concurrent calls setting
+   * different keys both land); a key set to `null` is removed.
+   */
+  setMetadata(patch: { [key: string]: JsonValue | null }): Promise<void>;
+}
+
 /** Scope handles available on every block context. */
 export interface ScopeHandles<
   TSession extends JsonObject = JsonObject,
   TUser extends JsonObject = JsonObject,
   TOrg extends JsonObject = JsonObject,
 > {
-  session: StateHandle<TSession>;
+  session: SessionHandle<TSession>;
   user: StateHandle<TUser>;
   org: StateHandle<TOrg>;
 }

@@ -158,9 +158,14 @@ export class RequestLifecycle {
 
   /**
    * Aborts a queued or running request on any host (409 `request-finished` once it has ended). `beforeEvent` runs
-   * after the status is written and before the terminal event (the active registry is left in between).
+   * after the status is written and before the terminal event (the active registry is left in between); it gets
+   * the record as it was just before the abort (who held its claim, until when).
    */
-  async abort(id: string, beforeEvent: () => Promise<void> | void): Promise<RequestRecord> {
+  async abort(
+    id: string,
+    beforeEvent: (before: RequestRecord) => Promise<void> | void,
+  ): Promise<RequestRecord> {
+    let before: RequestRecord | undefined;
     const aborted = await retryCas({ what: `Request "${id}" abort` }, async () => {
       const current = await this.stores.requests.get(id);
       if (!current) throw new FlowError("request-not-found", `No request "${id}" exists.`);
@@ -175,6 +180,7 @@ export class RequestLifecycle {
         claim: null,
       });
       if (!result.ok) return CAS_LOST;
+      before = current;
       const record: RequestRecord = {
         ...current,
         status: "aborted",
@@ -185,7 +191,7 @@ export class RequestLifecycle {
       };
       return casDone(record);
     });
-    await beforeEvent();
+    await beforeEvent(before!);
     await this.appendTerminal(id, { status: "aborted", error: ABORTED });
     return aborted;
   }

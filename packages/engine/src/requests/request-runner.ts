@@ -67,6 +67,8 @@ export class RequestRunner {
   /** Runs launched here and not yet settled (claimed or not), and who waits for them to drain. */
   private launched = 0;
   private idle: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** How many runs of each request are launched here and not yet settled, and who waits for them ({@link whenSettled}). */
+  private readonly launches = new Map<string, { count: number; waiters: (() => void)[] }>();
   /** How long a claim holds without renewal. */
   readonly leaseMs: number;
   readonly lifecycle: RequestLifecycle;
@@ -131,20 +133,42 @@ export class RequestRunner {
   launch(record: RequestRecord, session?: SessionRecord, parsedBlockInput?: { value: unknown }): void {
     if (this.closed) return;
     this.launched++;
+    const { id } = record;
+    // Counted per request: a recovery pass may launch a request a submission launched too (one of them claims it).
+    const launch = this.launches.get(id) ?? { count: 0, waiters: [] };
+    launch.count++;
+    this.launches.set(id, launch);
+    const ended = () => {
+      if (--launch.count === 0) {
+        this.launches.delete(id);
+        for (const waiter of launch.waiters) waiter();
+      }
+      this.settled();
+    };
     // The claim in a step of its own: the record as submitted is not held while the run goes on.
     this.lifecycle.claim(record).then(
       (claimed) => {
-        if (claimed === null) this.settled();
+        if (claimed === null) ended();
         else {
           const claim = new RunClaim(this, claimed, Date.now() + this.leases.renewEveryMs, parsedBlockInput);
-          void this.run(claim, session);
+          void this.run(claim, session, ended);
         }
       },
       (error: unknown) => {
-        this.runnerFailed(record.id, error);
-        this.settled();
+        this.runnerFailed(id, error);
+        ended();
       },
     );
+  }
+
+  /**
+   * Settles once no run of `requestId` is launched here any more (being claimed, or running): at once when there is
+   * none. What removes a request's records waits for this after aborting it, so that no run of it writes after.
+   */
+  whenSettled(requestId: string): Promise<void> {
+    const launch = this.launches.get(requestId);
+    if (launch === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => launch.waiters.push(resolve));
   }
 
   /** A claim's append ({@link RunClaim}'s `appender`). */
@@ -178,10 +202,10 @@ export class RequestRunner {
   }
 
   /**
-   * Runs one claimed record to its end; never rejects (a failure of the runner itself is logged). Counted out of
-   * {@link launched} when it settles, which is what {@link close} waits for.
+   * Runs one claimed record to its end; never rejects (a failure of the runner itself is logged). `ended` counts its
+   * launch out when it settles: {@link close} and {@link whenSettled} wait for that.
    */
-  private async run(claim: RunClaim, known: SessionRecord | undefined): Promise<void> {
+  private async run(claim: RunClaim, known: SessionRecord | undefined, ended: () => void): Promise<void> {
     let cleared = false;
     const { id } = claim;
     try {
@@ -208,7 +232,7 @@ export class RequestRunner {
       this.runs.delete(id);
       // A lost claim's request is another host's now, and so is its active entry.
       if (!cleared && !claim.leaseLost) await this.options.stores.requests.clearActive(id).catch(() => {});
-      this.settled();
+      ended();
     }
   }
 
@@ -289,13 +313,45 @@ export class RequestRunner {
 
   /** Aborts a queued or running request on any host; 409 `request-finished` once it has ended. */
   abort(requestId: string): Promise<RequestRecord> {
-    return this.lifecycle.abort(requestId, async () => {
+    return this.abortAndTell(requestId, undefined);
+  }
+
+  private abortAndTell(
+    requestId: string,
+    tell: ((before: RequestRecord) => void) | undefined,
+  ): Promise<RequestRecord> {
+    return this.lifecycle.abort(requestId, async (before) => {
+      tell?.(before);
       const local = this.runs.get(requestId);
       local?.abort.abort();
       // A run here leaves the active registry in its own finish. One on another host, or on none (its host died),
       // may have nobody left to: cleared here, before the terminal event, as a finish would.
       if (local === undefined) await this.options.stores.requests.clearActive(requestId);
     });
+  }
+
+  /**
+   * Aborts a request (as {@link abort}; one that has already ended, or is gone, is left as it is) and settles once
+   * no run of it writes any more, so that its records can be removed. A run here is awaited until it has settled,
+   * for at most a lease: past that (a block that ignores `ctx.signal`), its writes are refused since the abort
+   * anyway, and only one already handed to the store before it could still land. A durable run elsewhere is
+   * fenced (its writes are refused once its request is gone); a non-durable one elsewhere sees the abort at its
+   * next claim renewal, so its claim is waited out (at most a lease).
+   */
+  async stop(requestId: string): Promise<void> {
+    let before: RequestRecord | undefined;
+    try {
+      await this.abortAndTell(requestId, (record) => {
+        before = record;
+      });
+    } catch (error) {
+      if (!hasErrorCode(error, "request-finished") && !hasErrorCode(error, "request-not-found")) throw error;
+    }
+    await atMost(this.whenSettled(requestId), this.leaseMs);
+    const claim = before?.claim;
+    if (before?.durable === false && claim !== undefined && claim.hostId !== this.options.hostId) {
+      await atMost(undefined, Math.min(claim.until - Date.now(), this.leaseMs));
+    }
   }
 
   /** One recovery pass (see {@link recoverRequests}). */
@@ -335,4 +391,15 @@ export class RequestRunner {
     }
     this.leases.stop();
   }
+}
+
+/** Settles when `promise` does, or after `ms` (at once when `ms` is not positive), whichever comes first. */
+function atMost(promise: Promise<void> | undefined, ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  if (promise === undefined) return elapsed;
+  return Promise.race([promise, elapsed]).finally(() => clearTimeout(timer));
 }

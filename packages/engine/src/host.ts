@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
+  type ActiveRequestEntry,
   type FlowStores,
   type JsonObject,
   type Principal,
@@ -25,9 +26,14 @@ import { RequestRunner } from "./requests/request-runner.js";
 import { RetentionSchedule } from "./requests/retention.js";
 import { checkCrossFlowSchemas, editableTemplateWarnings } from "./resources/index.js";
 import { ClientViews } from "./sessions/client-views.js";
-import { SessionListings } from "./sessions/session-listings.js";
+import { type EraseUserOptions, eraseUser } from "./sessions/erase-user.js";
+import { listingWindow, type PageQuery } from "./sessions/listing-cursor.js";
+import { LISTING_LIMIT, SessionListings } from "./sessions/session-listings.js";
+import type { SessionChange } from "./sessions/session-patch.js";
+import { type RemovalCounts, SessionRemover } from "./sessions/session-remover.js";
 import { SessionService } from "./sessions/session-service.js";
 import { type StartSessionBody, startSession } from "./sessions/start-session.js";
+import { updateSession } from "./sessions/update-session.js";
 import { StartGate } from "./start-gate.js";
 
 export const DEFAULT_BASE_PATH = "/api/flows";
@@ -53,6 +59,7 @@ export class FlowHost {
   private readonly gate: StartGate;
   private readonly actions: ActionService;
   private readonly listings: SessionListings;
+  private readonly remover: SessionRemover;
   private readonly views: ClientViews;
   private recoveryTimer: NodeJS.Timeout | undefined;
   private readonly retention: RetentionSchedule | undefined;
@@ -89,7 +96,7 @@ export class FlowHost {
       options.resolvePrincipal,
       this.logger,
     );
-    const runDependencies = { stores: this.stores, logger: this.logger };
+    const runDependencies = { stores: this.stores, logger: this.logger, sessions: this.sessions };
     this.runner = new RequestRunner({
       stores: this.stores,
       registry: this.registry,
@@ -112,6 +119,13 @@ export class FlowHost {
       events: (requestId) => this.events(requestId),
     });
     this.listings = new SessionListings(this.stores, this.access);
+    this.remover = new SessionRemover({
+      stores: this.stores,
+      access: this.access,
+      ready,
+      stopRequest: (requestId) => this.runner.stop(requestId),
+      whenSettled: (requestId) => this.runner.whenSettled(requestId),
+    });
     this.views = new ClientViews({
       stores: this.stores,
       access: this.access,
@@ -232,14 +246,91 @@ export class FlowHost {
     return (await this.access.authorizeSession(sessionId, caller)).session;
   }
 
-  /** The caller's sessions across flows, at most 200, the most recent first (see `sessions/session-listings.ts`). */
-  listSessions(caller: Caller, query: ListingQuery = {}): Promise<SessionRecord[]> {
-    return this.listings.listSessions(caller, query);
+  /**
+   * The caller's sessions across flows, the most recent first (see `sessions/session-listings.ts`): at most 200
+   * unless `limit` says fewer, from `cursor` on. {@link listSessionsPage} also answers the next page's cursor.
+   */
+  async listSessions(caller: Caller, query: ListingQuery & PageQuery = {}): Promise<SessionRecord[]> {
+    return (await this.listSessionsPage(caller, { limit: LISTING_LIMIT, ...query })).sessions;
   }
 
-  /** The caller's active requests, scoped as {@link listSessions}. */
-  listActiveRequests(caller: Caller, query: ListingQuery = {}) {
-    return this.listings.listActiveRequests(caller, query);
+  /** One page of the caller's sessions (`limit` default 50, at most 200) and the next page's cursor (`null` at the end). */
+  async listSessionsPage(
+    caller: Caller,
+    query: ListingQuery & PageQuery = {},
+  ): Promise<{ sessions: SessionRecord[]; nextCursor: string | null }> {
+    const { items, nextCursor } = await this.listings.listSessions(
+      caller,
+      query,
+      listingWindow("sessions", query),
+    );
+    return { sessions: items, nextCursor };
+  }
+
+  /** The caller's active requests, scoped as {@link listSessions}, oldest first: every one, unless `limit` says fewer. */
+  async listActiveRequests(
+    caller: Caller,
+    query: ListingQuery & PageQuery = {},
+  ): Promise<ActiveRequestEntry[]> {
+    const window = listingWindow("active-requests", query);
+    if (query.limit === undefined) window.limit = Number.MAX_SAFE_INTEGER;
+    return (await this.listings.listActiveRequests(caller, query, window)).items;
+  }
+
+  /** One page of the caller's active requests (`limit` default 50, at most 200) and the next page's cursor. */
+  async listActiveRequestsPage(
+    caller: Caller,
+    query: ListingQuery & PageQuery = {},
+  ): Promise<{ requests: ActiveRequestEntry[]; nextCursor: string | null }> {
+    const { items, nextCursor } = await this.listings.listActiveRequests(
+      caller,
+      query,
+      listingWindow("active-requests", query),
+    );
+    return { requests: items, nextCursor };
+  }
+
+  /** One page of the requests that ran in a session, newest first, after the owner check. */
+  async listSessionRequests(
+    sessionId: string,
+    caller: Caller,
+    page: PageQuery = {},
+  ): Promise<{ requests: RequestRecord[]; nextCursor: string | null }> {
+    const { items, nextCursor } = await this.listings.listSessionRequests(
+      sessionId,
+      caller,
+      listingWindow("session-requests", page),
+    );
+    return { requests: items, nextCursor };
+  }
+
+  /** Changes a session's title and metadata, owner-checked (see `sessions/update-session.ts`). */
+  updateSession(sessionId: string, caller: Caller, change: SessionChange): Promise<SessionRecord> {
+    return updateSession(
+      { access: this.access, sessions: this.sessions, ready: () => this.gate.ready() },
+      sessionId,
+      caller,
+      change,
+    );
+  }
+
+  /**
+   * Removes a session, owner-checked: its running requests aborted, the sessions beneath it, everything stored
+   * under it (see `sessions/session-remover.ts`). Counts what went.
+   */
+  deleteSession(sessionId: string, caller: Caller): Promise<RemovalCounts> {
+    return this.remover.remove(sessionId, caller);
+  }
+
+  /**
+   * Erases a user's data: every session of theirs (as {@link deleteSession}), their user-scope data, their request
+   * records; org-scope data stays. Administrative: no resolver, no route. See `sessions/erase-user.ts`.
+   */
+  eraseUser(options: EraseUserOptions): Promise<RemovalCounts> {
+    return eraseUser(
+      { stores: this.stores, remover: this.remover, stopRequest: (id) => this.runner.stop(id) },
+      options,
+    );
   }
 
   /** Children of a conversation, scoped to the parent's owner, tenant, org and flow. */

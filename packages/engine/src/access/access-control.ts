@@ -21,6 +21,8 @@ import {
   resolverFor,
 } from "./principal.js";
 
+const requestNotFound = (id: string) => new FlowError("request-not-found", `No request "${id}" exists.`);
+
 export type ResolutionEnvelope = Partial<PrincipalResolutionContext["envelope"]>;
 
 /**
@@ -98,8 +100,13 @@ export class AccessControl {
   async authorizeSession(
     sessionId: string,
     caller: Caller,
+    options: { includeDeleting?: boolean } = {},
   ): Promise<{ session: SessionRecord; flow: RegisteredFlow; principal?: Principal }> {
-    const session = await this.sessions.get(sessionId);
+    // A session whose removal has begun is not found, but by its owner's retried removal (`includeDeleting`): the
+    // owner check reads the record as stored.
+    const session = options.includeDeleting
+      ? await this.sessions.getIncludingDeleting(sessionId)
+      : await this.sessions.get(sessionId);
     const flow = this.sessions.governingFlow(session);
     if (caller.principal || this.hasResolver(flow)) {
       const { principal } = await this.principalFor(flow, caller, { sessionId });
@@ -116,13 +123,14 @@ export class AccessControl {
     caller: Caller,
   ): Promise<{ request: RequestRecord; flow: RegisteredFlow }> {
     const request = await this.stores.requests.get(requestId);
-    if (!request) throw new FlowError("request-not-found", `No request "${requestId}" exists.`);
+    if (!request) throw requestNotFound(requestId);
     const flow = this.registry.ownerOf(request);
+    // The request's session carries the full owner (user and tenant) and the bound org; the record's userId and
+    // orgId are the fallback. A session being removed takes its requests with it: they are not found already.
+    const session = await this.stores.sessions.get(request.sessionId);
+    if (session?.deleting) throw requestNotFound(requestId);
     if (caller.principal || this.hasResolver(flow)) {
       const { principal } = await this.principalFor(flow, caller, { sessionId: request.sessionId });
-      // The request's session carries the full owner (user and tenant) and the bound org; the record's userId and
-      // orgId are the fallback.
-      const session = await this.stores.sessions.get(request.sessionId);
       if (session) assertOwner(session, principal);
       if (principal.userId !== request.userId) {
         throw new FlowError("forbidden", "This request belongs to another owner.");

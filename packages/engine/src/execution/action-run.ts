@@ -27,11 +27,16 @@ import { checkEmittedEvent, type EmittedEvent } from "./emitted-event.js";
 import { FencedStores } from "./fenced-stores.js";
 import { requestLogger } from "./request-logger.js";
 import { RunContext, type RunContextSource } from "./run-context.js";
+import { RunSessionHandle, type SessionRecordWriter } from "./run-session-handle.js";
 
-/** What a run is built from: the stores it writes to and the logger its `ctx.log` writes to (never the host). */
+/**
+ * What a run is built from: the stores it writes to, the logger its `ctx.log` writes to and what changes its
+ * session's record (`ctx.session.setTitle` / `setMetadata`); never the host.
+ */
 export interface RunDependencies {
   readonly stores: FlowStores;
   readonly logger: HostLogger;
+  readonly sessions?: SessionRecordWriter;
 }
 
 /** The reactions running in the current async context: a change made by one of them does not run it again. */
@@ -60,6 +65,7 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun, RunCon
   private logger: BlockLogger | undefined;
   private emitter: ((event: { type: string; data?: JsonObject }) => Promise<void>) | undefined;
   private tools: Record<string, unknown> | undefined;
+  private builtSessionHandle: RunSessionHandle | undefined;
   /** Lazy single resources of the action's tree not loaded yet; set when the action's block dispatches. */
   private waitingLazy: Set<string> | undefined;
   /** The block's input until {@link execute} hands it to the block. */
@@ -99,6 +105,17 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun, RunCon
   private emitOwn(event: EmittedEvent): Promise<void> {
     const checked = checkEmittedEvent(event);
     return checked instanceof Error ? Promise.reject(checked) : this.emit(checked.type, checked.data);
+  }
+
+  /** `ctx.session`: the session scope's handle, with the record's setters (made on first read). */
+  get sessionHandle(): RunSessionHandle {
+    this.builtSessionHandle ??= new RunSessionHandle(
+      this.scope.scopes.session,
+      this.run,
+      this.session.id,
+      this.deps.sessions,
+    );
+    return this.builtSessionHandle;
   }
 
   get signal(): AbortSignal {

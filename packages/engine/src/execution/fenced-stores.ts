@@ -75,6 +75,11 @@ class FencedScopeState implements ScopeStateStore {
       this.inner.put(address, value, condition, fence),
     );
   }
+
+  /** An administrative removal (`eraseUser`), never a run's write: passed through unfenced. */
+  removeScope(scope: "user" | "org", scopeId: string) {
+    return this.inner.removeScope(scope, scopeId);
+  }
 }
 
 class FencedResources implements ResourceStore {

@@ -3,6 +3,7 @@ import type { RegisteredFlow } from "../flows/registry.js";
 import type { ResourceScope } from "../resources/index.js";
 import type { ScopeStateHandle } from "../resources/scope-state.js";
 import type { EmittedEvent } from "./emitted-event.js";
+import type { RunSessionHandle } from "./run-session-handle.js";
 
 /** What a {@link RunContext} reads its run's parts from. */
 export interface RunContextSource {
@@ -10,6 +11,7 @@ export interface RunContextSource {
   readonly signal: AbortSignal;
   readonly log: BlockLogger;
   readonly contextEmit: (event: EmittedEvent) => Promise<void>;
+  readonly sessionHandle: RunSessionHandle;
 }
 
 /** Where {@link RunContext}'s accessors find their run. */
@@ -46,8 +48,8 @@ export class RunContext implements BlockContext {
     this.flowKind = flow.kind;
   }
 
-  get session(): ScopeStateHandle {
-    return this[RUN].scope.scopes.session;
+  get session(): RunSessionHandle {
+    return this[RUN].sessionHandle;
   }
 
   get user(): ScopeStateHandle {

@@ -1,19 +1,44 @@
-import type { ActiveRequestEntry, FlowStores, SessionRecord } from "@flowrt/core";
+import type { ActiveRequestEntry, FlowStores, RequestRecord, SessionRecord } from "@flowrt/core";
 import type { AccessControl } from "../access/access-control.js";
 import type { Caller } from "../access/caller.js";
-import { type ListingQuery, listingScopes } from "../access/listing-scope.js";
+import { type ListingQuery, type ListingScope, listingScopes } from "../access/listing-scope.js";
 import { canRead, isOwner, orgsDiffer } from "../access/ownership.js";
+import { encodeCursor, type ListingPosition, type ListingWindow } from "./listing-cursor.js";
 
-/** The most rows a listing answers. */
+/** The most rows a listing answers in one page. */
 export const LISTING_LIMIT = 200;
 
+/** One page of a listing: its rows, and the cursor of the next page (`null` on the last). */
+export interface ListingPage<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Newest first: `createdAt` descending, then `id` descending (the store's listing order). */
 const newestFirst = (a: SessionRecord, b: SessionRecord) =>
   a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1;
 
+/** Oldest first: `startedAt` ascending, then the request id ascending. */
+const oldestStartedFirst = (a: ActiveRequestEntry, b: ActiveRequestEntry) =>
+  a.startedAt === b.startedAt
+    ? a.requestId < b.requestId
+      ? -1
+      : a.requestId > b.requestId
+        ? 1
+        : 0
+    : a.startedAt < b.startedAt
+      ? -1
+      : 1;
+
+/** Whether an active entry comes after `position` in {@link oldestStartedFirst} order. */
+const startedAfter = (entry: ActiveRequestEntry, position: ListingPosition) =>
+  entry.startedAt > position.at || (entry.startedAt === position.at && entry.requestId > position.id);
+
 /**
- * The caller's sessions, active requests and a conversation's children. Who the caller is for each flow, and which
- * rows they may see, is the access layer's ({@link listingScopes}, `canRead`); this asks the store per scope and
- * merges.
+ * The caller's sessions, active requests, a session's requests and a conversation's children, a page at a time. Who
+ * the caller is for each flow, and which rows they may see, is the access layer's ({@link listingScopes},
+ * `canRead`); this asks the store per scope and merges. A session whose removal has begun (`deleting`) is in no
+ * listing, nor are its requests.
  */
 export class SessionListings {
   constructor(
@@ -22,51 +47,122 @@ export class SessionListings {
   ) {}
 
   /**
-   * The caller's sessions across flows (see {@link listingScopes}); `userId` and `flowId` (one value or several,
-   * each of which a row must match) only narrow. At most {@link LISTING_LIMIT}, the most recent first.
+   * The caller's sessions across flows (see {@link listingScopes}), newest first; `userId` and `flowId` (one value
+   * or several, each of which a row must match) only narrow. Keyset paging: every scope is asked, through the
+   * store's `after`, for the rows following the cursor's position, and the scopes' rows are merged in the one order
+   * they share, so a page costs O(scopes × (log n + limit)) at any depth.
    */
-  async listSessions(caller: Caller, query: ListingQuery = {}): Promise<SessionRecord[]> {
-    const pages = await Promise.all(
-      (await listingScopes(this.access, caller, query)).map(async (scope) => {
-        const page = await this.stores.sessions.list({
-          ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
-          flowIds: scope.flowIds,
-          limit: LISTING_LIMIT,
-        });
-        // The store narrows by user; the addressed routes' owner rules (tenant, org) apply too.
-        const owner = scope.owner;
-        return owner ? page.items.filter((session) => canRead(session, owner)) : page.items;
-      }),
-    );
-    if (pages.length === 1) return pages[0]!;
-    return pages.flat().sort(newestFirst).slice(0, LISTING_LIMIT);
+  async listSessions(
+    caller: Caller,
+    query: ListingQuery,
+    window: ListingWindow,
+  ): Promise<ListingPage<SessionRecord>> {
+    const scopes = await listingScopes(this.access, caller, query);
+    const rows = (await Promise.all(scopes.map((scope) => this.scopeSessions(scope, window)))).flat();
+    if (scopes.length > 1) rows.sort(newestFirst);
+    const items = rows.slice(0, window.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > window.limit && last
+          ? encodeCursor("sessions", { at: last.createdAt, id: last.id })
+          : null,
+    };
   }
 
-  /** The caller's active requests, scoped as {@link listSessions}, oldest first. */
-  async listActiveRequests(caller: Caller, query: ListingQuery = {}): Promise<ActiveRequestEntry[]> {
+  /**
+   * Up to `limit + 1` sessions of one scope after the window's position that the scope's caller may read (the
+   * store narrows by user and flows; the addressed routes' owner rules, tenant and org, are applied here, asking
+   * the store again past rows they leave out).
+   */
+  private async scopeSessions(scope: ListingScope, window: ListingWindow): Promise<SessionRecord[]> {
+    const want = window.limit + 1;
+    const rows: SessionRecord[] = [];
+    let after = window.after ? { createdAt: window.after.at, id: window.after.id } : undefined;
+    for (;;) {
+      const page = await this.stores.sessions.list({
+        ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
+        flowIds: scope.flowIds,
+        ...(after ? { after } : {}),
+        limit: want,
+      });
+      const owner = scope.owner;
+      for (const session of page.items) {
+        if (!session.deleting && (!owner || canRead(session, owner))) rows.push(session);
+      }
+      const last = page.items[page.items.length - 1];
+      if (rows.length >= want || page.items.length < want || !last) return rows.slice(0, want);
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+  }
+
+  /**
+   * The caller's active requests, scoped as {@link listSessions}, oldest first. Paged in memory over the store's
+   * listing (active requests are few: at most those running now), by the position of the last entry of the
+   * previous page.
+   */
+  async listActiveRequests(
+    caller: Caller,
+    query: ListingQuery,
+    window: ListingWindow,
+  ): Promise<ListingPage<ActiveRequestEntry>> {
     const lists = await Promise.all(
       (await listingScopes(this.access, caller, query)).map(async (scope) => {
         const entries = await this.stores.requests.listActive({
           ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
           flowIds: scope.flowIds,
         });
-        const owner = scope.owner;
-        if (!owner || entries.length === 0) return entries;
-        // An entry carries no tenant or org: its session does (as on the addressed request routes).
+        if (entries.length === 0) return entries;
+        // An entry carries no tenant or org: its session does (as on the addressed request routes), and whether
+        // its removal has begun.
         const ids = [...new Set(entries.map((entry) => entry.sessionId))];
         const sessions = new Map(
           await Promise.all(ids.map(async (id) => [id, await this.stores.sessions.get(id)] as const)),
         );
+        const owner = scope.owner;
         return entries.filter((entry) => {
           const session = sessions.get(entry.sessionId);
-          return !session || canRead(session, owner);
+          if (session?.deleting) return false;
+          return !owner || !session || canRead(session, owner);
         });
       }),
     );
-    // Oldest first across the flows' groups, as one store listing answers.
-    return lists.length === 1
-      ? lists[0]!
-      : lists.flat().sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
+    const all = lists.flat().sort(oldestStartedFirst);
+    const after = window.after;
+    const from = after === undefined ? 0 : all.findIndex((entry) => startedAfter(entry, after));
+    const rest = from < 0 ? [] : all.slice(from);
+    const items = rest.slice(0, window.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rest.length > window.limit && last
+          ? encodeCursor("active-requests", { at: last.startedAt, id: last.requestId })
+          : null,
+    };
+  }
+
+  /** The requests that ran in a session, newest first, after the owner check (`listBySession`: keyset paging). */
+  async listSessionRequests(
+    sessionId: string,
+    caller: Caller,
+    window: ListingWindow,
+  ): Promise<ListingPage<RequestRecord>> {
+    const { session } = await this.access.authorizeSession(sessionId, caller);
+    const rows = await this.stores.requests.listBySession(session.id, {
+      limit: window.limit + 1,
+      ...(window.after ? { after: { createdAt: window.after.at, id: window.after.id } } : {}),
+    });
+    const items = rows.slice(0, window.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > window.limit && last
+          ? encodeCursor("session-requests", { at: last.createdAt, id: last.id })
+          : null,
+    };
   }
 
   /** Children of a conversation, scoped to the parent's owner, tenant, org and flow (from the stored parent). */
@@ -84,7 +180,10 @@ export class SessionListings {
     // parent bound to none is listed only to a caller who owns it, as its own read would be (no endpoint
     // enumerates across owners).
     return children.filter(
-      (child) => !orgsDiffer(child, session) && (principal === undefined || isOwner(child, principal)),
+      (child) =>
+        !child.deleting &&
+        !orgsDiffer(child, session) &&
+        (principal === undefined || isOwner(child, principal)),
     );
   }
 }

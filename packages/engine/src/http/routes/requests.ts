@@ -1,10 +1,11 @@
 import type { RequestRecord } from "@flowrt/core";
+import type { PageQuery } from "../../sessions/listing-cursor.js";
 import type { HttpContext } from "../context.js";
 import { lastEventId, streamResponse } from "../event-stream-response.js";
-import { httpCaller, queryValues } from "../request-body.js";
+import { httpCaller, queryString, queryValues } from "../request-body.js";
 import { jsonAnswer, narrowing, SSE_ANSWER } from "../route-doc.js";
 import type { Route } from "../router.js";
-import { json } from "../types.js";
+import { type HttpRequest, json } from "../types.js";
 
 /**
  * The architecture's request view, plus the principal it ran as (`userId`, `orgId`): the specification's
@@ -27,20 +28,65 @@ export function requestView(request: RequestRecord) {
   };
 }
 
+/**
+ * A request as a session's request listing shows it: what it ran and how it ended, its error's code only (the
+ * message, and the input and output, are `GET /requests/:id`'s).
+ */
+export function requestSummaryView(request: RequestRecord) {
+  return {
+    requestId: request.id,
+    status: request.status,
+    action: request.action,
+    createdAt: request.createdAt,
+    ...(request.startedAt !== undefined ? { startedAt: request.startedAt } : {}),
+    ...(request.completedAt !== undefined ? { completedAt: request.completedAt } : {}),
+    ...(request.error !== undefined ? { error: { code: request.error.code } } : {}),
+  };
+}
+
+/** The page parameters of a listing: `limit` and the opaque `cursor` of the previous page's `nextCursor`. */
+export const PAGE_PARAMETERS = [
+  {
+    name: "limit",
+    in: "query",
+    description: "Page size, at most 200: a larger value is served as 200 (not refused).",
+    schema: { type: "integer", minimum: 1, default: 50 },
+  },
+  {
+    name: "cursor",
+    in: "query",
+    description:
+      "The previous page's `nextCursor` (opaque); absent for the first page. One this listing did not make is 400 invalid-pagination.",
+    schema: { type: "string" },
+  },
+];
+
+/** The page a listing's query asks for (`limit`, `cursor`; each at most once). */
+export function pageQuery(req: HttpRequest): PageQuery {
+  const limit = queryString(req, "limit");
+  const cursor = queryString(req, "cursor");
+  return { ...(limit !== undefined ? { limit } : {}), ...(cursor !== undefined ? { cursor } : {}) };
+}
+
 /** Requests: the caller's active ones, one request, its event stream, abort and retry. */
 export const requestRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/active-requests",
     doc: {
-      summary: "List the caller's active requests (never refused, as the session list)",
-      parameters: [narrowing("userId")],
-      responses: { 200: jsonAnswer("Requests") },
+      summary:
+        "List the caller's active requests, oldest first, a page at a time (never refused, as the session list)",
+      parameters: [narrowing("userId"), ...PAGE_PARAMETERS],
+      responses: { 200: jsonAnswer("{ requests, nextCursor }") },
+      errors: [400],
     },
     handler: async (req, _params, { host }) => {
       const userId = queryValues(req, "userId");
-      const requests = await host.listActiveRequests(httpCaller(req), userId !== undefined ? { userId } : {});
-      return json(200, { requests });
+      const page = await host.listActiveRequestsPage(httpCaller(req), {
+        ...(userId !== undefined ? { userId } : {}),
+        ...pageQuery(req),
+      });
+      return json(200, page);
     },
   },
   {

@@ -1,9 +1,11 @@
 import { FlowError, type JsonObject, type SessionRecord } from "@flowrt/core";
+import { MAX_SESSION_METADATA_BYTES, MAX_SESSION_TITLE_LENGTH } from "../../sessions/session-patch.js";
 import type { HttpContext } from "../context.js";
 import { httpCaller, optionalString, parseObjectBody, queryValues } from "../request-body.js";
 import { jsonAnswer, jsonBody, narrowing } from "../route-doc.js";
 import type { Route } from "../router.js";
 import { json } from "../types.js";
+import { PAGE_PARAMETERS, pageQuery, requestSummaryView } from "./requests.js";
 
 /** A session as the API shows it. */
 export function sessionView(session: SessionRecord) {
@@ -20,25 +22,62 @@ export function sessionView(session: SessionRecord) {
   };
 }
 
+/** The body of `PATCH /sessions/:id` (see `sessions/session-patch.ts` for its limits). */
+const SESSION_CHANGE_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    title: {
+      type: ["string", "null"],
+      maxLength: MAX_SESSION_TITLE_LENGTH,
+      description: "The new title; null removes it.",
+    },
+    metadata: {
+      type: "object",
+      description: `Merged into the stored metadata one level deep; a key set to null is removed. At most ${MAX_SESSION_METADATA_BYTES} bytes of JSON once merged.`,
+    },
+  },
+};
+
+const count = { type: "integer", minimum: 0 };
+
+/** What `DELETE /sessions/:id` removed. */
+const REMOVAL_SCHEMA = {
+  type: "object",
+  required: ["sessions", "requests", "events", "states", "resources", "contents"],
+  properties: {
+    sessions: count,
+    requests: count,
+    events: count,
+    states: count,
+    resources: count,
+    contents: count,
+  },
+};
+
 /** Sessions: the caller's list, one session and what hangs off it, and creating one. */
 export const sessionRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/sessions",
     doc: {
-      summary: "List the caller's sessions (never refused: an unidentified caller gets an empty list)",
-      parameters: [narrowing("userId"), narrowing("flowId")],
-      responses: { 200: jsonAnswer("Sessions") },
+      summary:
+        "List the caller's sessions, newest first, a page at a time (never refused: an unidentified caller gets an empty list)",
+      parameters: [narrowing("userId"), narrowing("flowId"), ...PAGE_PARAMETERS],
+      responses: { 200: jsonAnswer("{ sessions, nextCursor }") },
+      errors: [400],
     },
     handler: async (req, _params, { host }) => {
-      // Never refused: a repeated userId/flowId narrows (a row matches every value), it is no 400.
+      // Never refused: a repeated userId/flowId narrows (a row matches every value), it is no 400. A malformed
+      // limit or cursor is (invalid-pagination).
       const userId = queryValues(req, "userId");
       const flowId = queryValues(req, "flowId");
-      const sessions = await host.listSessions(httpCaller(req), {
+      const { sessions, nextCursor } = await host.listSessionsPage(httpCaller(req), {
         ...(userId !== undefined ? { userId } : {}),
         ...(flowId !== undefined ? { flowId } : {}),
+        ...pageQuery(req),
       });
-      return json(200, { sessions: sessions.map(sessionView) });
+      return json(200, { sessions: sessions.map(sessionView), nextCursor });
     },
   },
   {
@@ -47,6 +86,57 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: { summary: "Read a session", responses: { 200: jsonAnswer("Session") }, errors: [401, 403, 404] },
     handler: async (req, { sessionId }, { host }) =>
       json(200, { session: sessionView(await host.getSession(sessionId!, httpCaller(req))) }),
+  },
+  {
+    method: "PATCH",
+    path: "/sessions/:sessionId",
+    doc: {
+      summary:
+        "Rename a session or change its metadata (merged one level deep; null removes a key); answers { session } as GET does",
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: SESSION_CHANGE_SCHEMA } },
+      },
+      responses: { 200: jsonAnswer("Session") },
+      errors: [400, 401, 403, 404, 413, 415, 503],
+    },
+    handler: async (req, { sessionId }, { host }) => {
+      const body = parseObjectBody(req);
+      const session = await host.updateSession(sessionId!, httpCaller(req), body);
+      return json(200, { session: sessionView(session) });
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/sessions/:sessionId",
+    doc: {
+      summary:
+        "Delete a session: aborts its running requests, removes it, the sessions beneath it and everything stored under them; a second DELETE is 404",
+      responses: {
+        200: jsonAnswer("{ removed: { sessions, requests, events, states, resources, contents } }", {
+          type: "object",
+          required: ["removed"],
+          properties: { removed: REMOVAL_SCHEMA },
+        }),
+      },
+      errors: [401, 403, 404, 415, 503],
+    },
+    handler: async (req, { sessionId }, { host }) =>
+      json(200, { removed: await host.deleteSession(sessionId!, httpCaller(req)) }),
+  },
+  {
+    method: "GET",
+    path: "/sessions/:sessionId/requests",
+    doc: {
+      summary: "The requests that ran in a session, newest first, a page at a time",
+      parameters: PAGE_PARAMETERS,
+      responses: { 200: jsonAnswer("{ requests, nextCursor }") },
+      errors: [400, 401, 403, 404],
+    },
+    handler: async (req, { sessionId }, { host }) => {
+      const page = await host.listSessionRequests(sessionId!, httpCaller(req), pageQuery(req));
+      return json(200, { requests: page.requests.map(requestSummaryView), nextCursor: page.nextCursor });
+    },
   },
   {
     method: "GET",

@@ -1,21 +1,30 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { isFlowError } from "@flowrt/core";
+import { eraseUserData } from "./cli/erase-user.js";
 import { loadFlowsModule } from "./cli/load-flows-module.js";
 import { serveFlows } from "./cli/serve.js";
 import { parseStoreSpec, UsageError } from "./cli/store-spec.js";
 
 const USAGE = `Usage: flowrt serve <module> [options]
+       flowrt erase-user --user <id> [--org <id>] [--store <spec>] <module>
 
-Serves the flows a module exports (a default array, a named "flows" array, or every exported flow
+serve: serves the flows a module exports (a default array, a named "flows" array, or every exported flow
 definition; optional named exports "resolvePrincipal", "webhookProviders" and "inbound", an array of
 custom inbound adapters whose routes are served beside the API). TypeScript modules load through tsx.
+
+erase-user: removes every session of a user in every flow (running requests aborted, sessions beneath
+them, everything stored under them), their user-scope data and their request records from the store the
+module is served on; org-scope data is kept. With --org, only their sessions and requests in that org.
+Prints what was removed as JSON.
 
 Options:
   --port <n>          port to listen on (0 picks a free one)      default: $PORT or 3000
   --host <address>    address to bind                             default: $HOST or 127.0.0.1
   --store <spec>      memory | fs:<dir> | postgres:<url>          default: memory
   --base-path <path>  where the API is mounted                    default: /api/flows
+  --user <id>         erase-user: the user whose data goes
+  --org <id>          erase-user: only what the user has in this org
   -h, --help          show this help
 `;
 
@@ -37,6 +46,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
       host: { type: "string" },
       store: { type: "string" },
       "base-path": { type: "string" },
+      user: { type: "string" },
+      org: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -45,9 +56,15 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     return values.help ? 0 : 1;
   }
   const [command, modulePath, ...extra] = positionals;
-  if (command !== "serve") throw new UsageError(`Unknown command "${command}". Try: flowrt serve <module>.`);
-  if (!modulePath) throw new UsageError("flowrt serve needs the path of a flows module.");
+  if (command !== "serve" && command !== "erase-user") {
+    throw new UsageError(`Unknown command "${command}". Try: flowrt serve <module>.`);
+  }
+  if (!modulePath) throw new UsageError(`flowrt ${command} needs the path of a flows module.`);
   if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(" ")}.`);
+  if (command === "erase-user") return eraseUser(modulePath, values);
+  for (const option of ["user", "org"] as const) {
+    if (values[option] !== undefined) throw new UsageError(`--${option} is an option of flowrt erase-user.`);
+  }
 
   // An empty PORT or HOST counts as unset.
   const port = parsePort(values.port ?? (env.PORT || "3000"));
@@ -80,6 +97,28 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   return undefined;
+}
+
+/** `flowrt erase-user`: checks the options before any module or store is opened, prints the counts as JSON. */
+async function eraseUser(
+  modulePath: string,
+  values: { user?: string; org?: string; store?: string; port?: string; host?: string; "base-path"?: string },
+): Promise<number> {
+  for (const option of ["port", "host", "base-path"] as const) {
+    if (values[option] !== undefined) throw new UsageError(`--${option} is an option of flowrt serve.`);
+  }
+  if (values.user === undefined) throw new UsageError("flowrt erase-user needs --user <id>.");
+  const store = parseStoreSpec(values.store ?? "memory");
+  const module = await loadFlowsModule(modulePath);
+  const removed = await eraseUserData(module, {
+    store,
+    userId: values.user,
+    ...(values.org !== undefined ? { orgId: values.org } : {}),
+  });
+  process.stdout.write(
+    `${JSON.stringify({ userId: values.user, ...(values.org !== undefined ? { orgId: values.org } : {}), removed })}\n`,
+  );
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -87,7 +87,7 @@ export async function serveLifecycle(
       return answer.body;
     },
     async until(requestId, statuses) {
-      for (let i = 0; i < 500; i++) {
+      for (let i = 0; i < 3_000; i++) {
         const record = await stores.requests.get(requestId);
         if (record && statuses.includes(record.status)) return;
         await new Promise((resolve) => setTimeout(resolve, 10));

@@ -10,6 +10,7 @@ import type { FlowStreamEvent, TerminalStreamEvent } from "./stream-events.js";
 import { type CallOptions, type FetchLike, type HeadersOption, route, Transport } from "./transport.js";
 import type {
   ActiveRequest,
+  ActiveRequestPage,
   CreateSessionBody,
   FlowRequest,
   FlowSession,
@@ -17,8 +18,13 @@ import type {
   InvokeBody,
   InvokeResult,
   JsonValue,
+  PageQuery,
   RequestStatus,
   ResourceManifest,
+  SessionChange,
+  SessionPage,
+  SessionRemoval,
+  SessionRequestPage,
   Snapshot,
 } from "./types.js";
 
@@ -60,12 +66,43 @@ export interface FlowClient {
   createSession(flowId: string, body?: CreateSessionBody, options?: CallOptions): Promise<FlowSession>;
   /** GET `/sessions/:id`. */
   getSession(sessionId: string, options?: CallOptions): Promise<FlowSession>;
-  /** GET `/sessions`: the caller's sessions; `userId` and `flowId` only narrow the set. */
-  listSessions(query?: { userId?: string; flowId?: string }, options?: CallOptions): Promise<FlowSession[]>;
+  /**
+   * GET `/sessions`: one page of the caller's sessions, newest first (50 unless `limit` says otherwise); `userId`
+   * and `flowId` only narrow the set. {@link listSessionsPage} also gives the next page's cursor.
+   */
+  listSessions(
+    query?: { userId?: string; flowId?: string } & PageQuery,
+    options?: CallOptions,
+  ): Promise<FlowSession[]>;
+  /** GET `/sessions` as a page: `{ sessions, nextCursor }` (`nextCursor: null` on the last page). */
+  listSessionsPage(
+    query?: { userId?: string; flowId?: string } & PageQuery,
+    options?: CallOptions,
+  ): Promise<SessionPage>;
+  /** PATCH `/sessions/:id`: a new title (`null` removes it) and metadata merged one level deep (`null` removes a key). */
+  updateSession(sessionId: string, change: SessionChange, options?: CallOptions): Promise<FlowSession>;
+  /** PATCH `/sessions/:id` with a title only; `null` removes it. */
+  renameSession(sessionId: string, title: string | null, options?: CallOptions): Promise<FlowSession>;
+  /**
+   * DELETE `/sessions/:id`: aborts its running requests and removes it, the sessions beneath it and everything
+   * stored under them; what was removed. A second call rejects with 404 `session-not-found`.
+   */
+  deleteSession(sessionId: string, options?: CallOptions): Promise<SessionRemoval>;
+  /** GET `/sessions/:id/requests`: one page of the requests that ran in a session, newest first. */
+  listSessionRequests(
+    sessionId: string,
+    query?: PageQuery,
+    options?: CallOptions,
+  ): Promise<SessionRequestPage>;
   /** GET `/sessions/:id/children`: sessions dispatched beneath this one. */
   children(sessionId: string, options?: CallOptions): Promise<FlowSession[]>;
-  /** GET `/active-requests`: the caller's queued and running requests. */
-  activeRequests(query?: { userId?: string }, options?: CallOptions): Promise<ActiveRequest[]>;
+  /** GET `/active-requests`: one page of the caller's queued and running requests, oldest first. */
+  activeRequests(query?: { userId?: string } & PageQuery, options?: CallOptions): Promise<ActiveRequest[]>;
+  /** GET `/active-requests` as a page: `{ requests, nextCursor }`. */
+  activeRequestsPage(
+    query?: { userId?: string } & PageQuery,
+    options?: CallOptions,
+  ): Promise<ActiveRequestPage>;
   /** GET `/sessions/:id/manifest`: the client-visible resources of the session's flow. */
   manifest(sessionId: string, options?: CallOptions): Promise<ResourceManifest>;
   /**
@@ -138,6 +175,24 @@ async function carrying(
   return body;
 }
 
+/**
+ * A listing's page: its rows under `rows` (an array) and `nextCursor` (a string, or `null` on the last page; a
+ * server from before listings were paged sends none, which reads as `null`).
+ */
+async function page<T>(answer: Promise<Answer>, rows: string): Promise<T> {
+  const { status, body } = await answer;
+  const value = typeof body === "object" && body !== null ? body : {};
+  if (!Array.isArray(value[rows])) throw invalidBody(`"${rows}"`, status);
+  const next = value.nextCursor ?? null;
+  if (next !== null && typeof next !== "string") throw invalidBody('"nextCursor"', status);
+  return { [rows]: value[rows], nextCursor: next } as T;
+}
+
+/** The query of a page: `limit` and `cursor` when given. */
+function pageQuery(query: PageQuery): Record<string, string | number | undefined> {
+  return { limit: query.limit, cursor: query.cursor };
+}
+
 /** Takes one field out of an answer, refusing an answer that lacks it. */
 async function field<T>(answer: Promise<Answer>, name: string): Promise<T> {
   return (await carrying(answer, [name], (value) => value !== undefined))[name] as T;
@@ -177,10 +232,26 @@ export function createFlowClient(options: FlowClientOptions): FlowClient {
     fetch: fetchImpl,
     headers: options.headers,
   });
-  const get = (path: string, call?: CallOptions, query?: Record<string, string | undefined>) =>
+  const get = (path: string, call?: CallOptions, query?: Record<string, string | number | undefined>) =>
     transport.answer<Record<string, unknown>>("GET", path, { call, query });
   const post = (path: string, body: unknown, call?: CallOptions) =>
     transport.answer<Record<string, unknown>>("POST", path, { body, call });
+  const patch = (path: string, body: unknown, call?: CallOptions) =>
+    transport.answer<Record<string, unknown>>("PATCH", path, { body, call });
+  const remove = (path: string, call?: CallOptions) =>
+    transport.answer<Record<string, unknown>>("DELETE", path, { call });
+  const sessionsPage = (query: { userId?: string; flowId?: string } & PageQuery, call?: CallOptions) =>
+    page<SessionPage>(
+      get("/sessions", call, { userId: query.userId, flowId: query.flowId, ...pageQuery(query) }),
+      "sessions",
+    );
+  const activePage = (query: { userId?: string } & PageQuery, call?: CallOptions) =>
+    page<ActiveRequestPage>(
+      get("/active-requests", call, { userId: query.userId, ...pageQuery(query) }),
+      "requests",
+    );
+  const updateSession: FlowClient["updateSession"] = async (sessionId, change, call) =>
+    field(patch(route`/sessions/${sessionId}`, change, call), "session");
 
   const events: FlowClient["events"] = (requestId, streamOptions = {}) =>
     streamRequestEvents(transport, { requestId: checkId("requestId", requestId) }, streamOptions);
@@ -190,11 +261,20 @@ export function createFlowClient(options: FlowClientOptions): FlowClient {
     createSession: async (flowId, body = {}, call) =>
       field(post(route`/${flowId}/sessions`, body, call), "session"),
     getSession: async (sessionId, call) => field(get(route`/sessions/${sessionId}`, call), "session"),
-    listSessions: (query = {}, call) =>
-      field(get("/sessions", call, { userId: query.userId, flowId: query.flowId }), "sessions"),
+    listSessions: async (query = {}, call) => (await sessionsPage(query, call)).sessions,
+    listSessionsPage: (query = {}, call) => sessionsPage(query, call),
+    updateSession,
+    renameSession: (sessionId, title, call) => updateSession(sessionId, { title }, call),
+    deleteSession: async (sessionId, call) =>
+      field<SessionRemoval>(remove(route`/sessions/${sessionId}`, call), "removed"),
+    listSessionRequests: async (sessionId, query = {}, call) =>
+      page<SessionRequestPage>(
+        get(route`/sessions/${sessionId}/requests`, call, pageQuery(query)),
+        "requests",
+      ),
     children: async (sessionId, call) => field(get(route`/sessions/${sessionId}/children`, call), "sessions"),
-    activeRequests: (query = {}, call) =>
-      field(get("/active-requests", call, { userId: query.userId }), "requests"),
+    activeRequests: async (query = {}, call) => (await activePage(query, call)).requests,
+    activeRequestsPage: (query = {}, call) => activePage(query, call),
     manifest: async (sessionId, call) =>
       (await get(route`/sessions/${sessionId}/manifest`, call)).body as unknown as ResourceManifest,
     snapshot: async <T extends Snapshot>(sessionId: string, call?: CallOptions) =>

@@ -33,6 +33,65 @@ export interface FlowSession {
   createdAt: string;
 }
 
+/** Body of `PATCH /sessions/:id`: what may change on a session. */
+export interface SessionChange {
+  /** At most 200 characters; `null` removes the title. */
+  title?: string | null;
+  /**
+   * Merged into the session's metadata one level deep (atomically, so concurrent changes of different keys all
+   * land); a key set to `null` is removed. The merged metadata may hold at most 16 KiB of JSON.
+   */
+  metadata?: { [key: string]: JsonValue | null };
+}
+
+/** What `DELETE /sessions/:id` removed: the session and every session beneath it, with what was stored under them. */
+export interface SessionRemoval {
+  sessions: number;
+  requests: number;
+  events: number;
+  states: number;
+  resources: number;
+  contents: number;
+}
+
+/** Which page of a listing to read: `cursor` is the previous page's `nextCursor`. */
+export interface PageQuery {
+  /** Page size. @default 50 (the server serves at most 200) */
+  limit?: number;
+  /** The `nextCursor` of the previous page; absent for the first. */
+  cursor?: string;
+}
+
+/** One page of `GET /sessions`. */
+export interface SessionPage {
+  sessions: FlowSession[];
+  /** The next page's cursor; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+/** One page of `GET /active-requests`. */
+export interface ActiveRequestPage {
+  requests: ActiveRequest[];
+  nextCursor: string | null;
+}
+
+/** A request as `GET /sessions/:id/requests` lists it (its error's code only; the rest is `GET /requests/:id`'s). */
+export interface SessionRequest {
+  requestId: string;
+  status: RequestStatus;
+  action: string;
+  createdAt: string;
+  startedAt?: string;
+  completedAt?: string;
+  error?: { code: string };
+}
+
+/** One page of `GET /sessions/:id/requests`, newest first. */
+export interface SessionRequestPage {
+  requests: SessionRequest[];
+  nextCursor: string | null;
+}
+
 /** Body of `POST /:flowId/sessions`. Every field is optional. */
 export interface CreateSessionBody {
   /** Choose the id; a taken id answers 409 `session-exists`. */

@@ -394,3 +394,37 @@ describe("a session marked deleting", () => {
     expect(await s.stores.requests.get(held.requestId)).toBeNull();
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("describes the new routes from their route docs: statuses, bodies, and the listings' page parameters", async () => {
+    const doc = (await s.call("GET", "/openapi.json")).body;
+    const op = (path: string, method: string) => doc.paths[path]?.[method];
+    const statuses = (path: string, method: string) => Object.keys(op(path, method)?.responses ?? {}).sort();
+    expect(statuses("/sessions/{sessionId}", "patch")).toEqual(
+      ["200", "400", "401", "403", "404", "413", "415", "503", "default"].sort(),
+    );
+    expect(op("/sessions/{sessionId}", "patch").requestBody.content["application/json"].schema).toMatchObject(
+      {
+        additionalProperties: false,
+        properties: { title: { maxLength: 200 }, metadata: { type: "object" } },
+      },
+    );
+    expect(statuses("/sessions/{sessionId}", "delete")).toEqual(
+      ["200", "401", "403", "404", "415", "503", "default"].sort(),
+    );
+    expect(
+      op("/sessions/{sessionId}", "delete").responses["200"].content["application/json"].schema,
+    ).toMatchObject({
+      properties: {
+        removed: { required: ["sessions", "requests", "events", "states", "resources", "contents"] },
+      },
+    });
+    expect(statuses("/sessions/{sessionId}/requests", "get")).toEqual(
+      ["200", "400", "401", "403", "404", "default"].sort(),
+    );
+    for (const path of ["/sessions", "/active-requests", "/sessions/{sessionId}/requests"]) {
+      const names = op(path, "get").parameters.map((p: { name: string }) => p.name);
+      expect(names, path).toEqual(expect.arrayContaining(["limit", "cursor"]));
+    }
+  });
+});

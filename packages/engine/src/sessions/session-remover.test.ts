@@ -8,7 +8,7 @@ import type { StoreFactory } from "../resources/testing/harness.js";
 import { storeFactories } from "../testing/fixtures.js";
 import { afterAbort, releaseHolds } from "./testing/lifecycle-flows.js";
 import { type LifecycleServer, serveLifecycle } from "./testing/lifecycle-server.js";
-import { type CensusIds, census, tally } from "./testing/store-census.js";
+import { type CensusIds, census, censusOf, tally } from "./testing/store-census.js";
 
 /**
  * `DELETE /sessions/:id` end to end: a session with running requests, sessions beneath it and a 1,000-item
@@ -122,28 +122,6 @@ const treeIds = (tree: Tree): CensusIds => ({
   requests: tree.requests,
 });
 
-/** A census of exactly these ids (none the store's listings add). */
-async function only(stores: FlowStores, ids: CensusIds): Promise<JsonObject> {
-  const dump = await census(stores, ids);
-  const keep = new Set([...(ids.sessions ?? []), ...(ids.requests ?? [])]);
-  const pick = (map: unknown) =>
-    Object.fromEntries(Object.entries(map as JsonObject).filter(([id]) => keep.has(id))) as JsonObject;
-  const scopes = (map: unknown) =>
-    Object.fromEntries(
-      Object.entries(map as JsonObject).filter(
-        ([name]) => !name.startsWith("session/") || keep.has(name.split("/")[1]!),
-      ),
-    ) as JsonObject;
-  return {
-    sessions: pick(dump.sessions),
-    requests: pick(dump.requests),
-    events: pick(dump.events),
-    active: (dump.active as { requestId: string }[]).filter((entry) => keep.has(entry.requestId)) as never,
-    scopes: scopes(dump.scopes),
-    resources: scopes(dump.resources),
-  };
-}
-
 describe.each(FACTORIES.map((factory): [string, StoreFactory] => [factory.name, factory]))(
   "DELETE /sessions/:id on the %s store",
   (_name, factory) => {
@@ -152,9 +130,9 @@ describe.each(FACTORIES.map((factory): [string, StoreFactory] => [factory.name, 
       s = await serveLifecycle({ factory });
       const tree = await conversation(s);
       const others = await bystanders(s);
-      const before = tally(await only(s.stores, treeIds(tree)));
+      const before = tally(await censusOf(s.stores, treeIds(tree)));
       expect(before).toMatchObject({ sessions: 5, requests: 8, active: 3, resources: 1006 });
-      const othersBefore = JSON.stringify(await only(s.stores, others));
+      const othersBefore = JSON.stringify(await censusOf(s.stores, others));
       const dir = fsDir;
       const filesBefore = dir ? (await filesUnder(dir)).length : 0;
 
@@ -175,7 +153,7 @@ describe.each(FACTORIES.map((factory): [string, StoreFactory] => [factory.name, 
         contents: 1006,
       });
 
-      const after = await only(s.stores, treeIds(tree));
+      const after = await censusOf(s.stores, treeIds(tree));
       expect(tally(after)).toEqual({
         sessions: 0,
         requests: 0,
@@ -188,7 +166,7 @@ describe.each(FACTORIES.map((factory): [string, StoreFactory] => [factory.name, 
       for (const id of [tree.root, ...tree.beneath, ...tree.requests]) {
         expect(JSON.stringify(listed)).not.toContain(id);
       }
-      expect(JSON.stringify(await only(s.stores, others))).toBe(othersBefore);
+      expect(JSON.stringify(await censusOf(s.stores, others))).toBe(othersBefore);
       if (dir) {
         // The filesystem store: fewer files, and none that names anything of the conversation.
         const files = await filesUnder(dir);
@@ -231,7 +209,7 @@ describe("a removal cut short", () => {
     const [first, second, third] = tree.beneath as [string, string, string];
     // beneath: three children (the first with the grandchild beneath it), then the grandchild.
     failOn.add(second);
-    const thirdBefore = JSON.stringify(await only(s.stores, { sessions: [third] }));
+    const thirdBefore = JSON.stringify(await censusOf(s.stores, { sessions: [third] }));
 
     const failed = await s.call("DELETE", `/sessions/${tree.root}`, ADA);
     expect(failed.status).toBe(500);
@@ -244,7 +222,7 @@ describe("a removal cut short", () => {
     expect(await s.stores.sessions.get(first)).toBeNull();
     expect(await s.stores.sessions.get(tree.beneath[3]!)).toBeNull();
     expect((await s.call("GET", `/sessions/${third}`, ADA)).status).toBe(200);
-    expect(JSON.stringify(await only(s.stores, { sessions: [third] }))).toBe(thirdBefore);
+    expect(JSON.stringify(await censusOf(s.stores, { sessions: [third] }))).toBe(thirdBefore);
     const listed = (await s.call("GET", "/sessions", ADA)).body.sessions.map((x: { id: string }) => x.id);
     expect(listed).not.toContain(tree.root);
     expect(listed).not.toContain(second);
@@ -252,7 +230,7 @@ describe("a removal cut short", () => {
     const finished = await s.call("DELETE", `/sessions/${tree.root}`, ADA);
     expect(finished.status).toBe(200);
     expect(finished.body.removed.sessions).toBe(3);
-    expect(tally(await only(s.stores, treeIds(tree)))).toEqual({
+    expect(tally(await censusOf(s.stores, treeIds(tree)))).toEqual({
       sessions: 0,
       requests: 0,
       events: 0,
@@ -285,11 +263,11 @@ describe("a removal cut short", () => {
       },
     });
     const tree = await conversation(s);
-    const before = tally(await only(s.stores, treeIds(tree)));
+    const before = tally(await censusOf(s.stores, treeIds(tree)));
     expect((await s.call("DELETE", `/sessions/${tree.root}`, ADA)).status).toBe(500);
     expect((await s.call("GET", `/sessions/${tree.root}`, ADA)).status).toBe(404);
     // Nothing is missing yet: it is all there, behind the mark.
-    expect(tally(await only(s.stores, treeIds(tree)))).toMatchObject({
+    expect(tally(await censusOf(s.stores, treeIds(tree)))).toMatchObject({
       sessions: before.sessions,
       requests: before.requests,
       resources: before.resources,
@@ -297,6 +275,6 @@ describe("a removal cut short", () => {
     const finished = await s.call("DELETE", `/sessions/${tree.root}`, ADA);
     expect(finished.status).toBe(200);
     expect(finished.body.removed).toMatchObject({ sessions: 5, requests: 8, resources: 1006 });
-    expect(tally(await only(s.stores, treeIds(tree))).sessions).toBe(0);
+    expect(tally(await censusOf(s.stores, treeIds(tree))).sessions).toBe(0);
   }, 60_000);
 });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_SESSION_METADATA_BYTES } from "./session-patch.js";
 import { releaseHolds } from "./testing/lifecycle-flows.js";
 import { type LifecycleServer, serveLifecycle } from "./testing/lifecycle-server.js";
-import { census } from "./testing/store-census.js";
+import { census, censusOf } from "./testing/store-census.js";
 
 /**
  * The conversation lifecycle routes over real HTTP, on the memory store: `PATCH /sessions/:id`,
@@ -426,5 +426,62 @@ describe("the OpenAPI document", () => {
       const names = op(path, "get").parameters.map((p: { name: string }) => p.name);
       expect(names, path).toEqual(expect.arrayContaining(["limit", "cursor"]));
     }
+  });
+});
+
+describe("owner probe over the new routes", () => {
+  it("every caller × every user's session: only the owner gets 200; anyone else 401/403, and the stores do not move", async () => {
+    const users = ["ada", "bob", "carol"];
+    const owned: Record<string, { sessionId: string; requestId: string }> = {};
+    for (const user of users) {
+      const sessionId = await newSession(user, { title: `mark-${user}` });
+      const { requestId } = await s.invoke("notes", "hold", user, { sessionId });
+      await s.until(requestId, ["running"]);
+      owned[user] = { sessionId, requestId };
+    }
+    const ids = {
+      sessions: users.map((u) => owned[u]!.sessionId),
+      requests: users.map((u) => owned[u]!.requestId),
+      users,
+    };
+    const before = JSON.stringify(await census(s.stores, ids));
+    const routes = [
+      (id: string) => ["PATCH", `/sessions/${id}`, { title: "taken", metadata: { by: "someone" } }] as const,
+      (id: string) => ["GET", `/sessions/${id}/requests`, undefined] as const,
+      (id: string) => ["DELETE", `/sessions/${id}`, undefined] as const,
+    ];
+    for (const caller of [...users, undefined]) {
+      for (const target of users) {
+        if (caller === target) continue;
+        for (const route of routes) {
+          const [method, path, body] = route(owned[target]!.sessionId);
+          const answer = await s.call(method, path, {
+            ...(caller ? { user: caller } : {}),
+            ...(body ? { body } : {}),
+          });
+          expect(answer.status, `${caller} ${method} ${path}`).toBe(caller ? 403 : 401);
+          for (const user of users)
+            if (user !== caller) expect(JSON.stringify(answer.body)).not.toContain(`mark-${user}`);
+        }
+      }
+    }
+    expect(JSON.stringify(await census(s.stores, ids))).toBe(before);
+    // Each owner reaches their own session, and removing it leaves the others' as they were.
+    for (const user of users) {
+      const { sessionId } = owned[user]!;
+      expect((await s.call("GET", `/sessions/${sessionId}/requests`, { user })).status).toBe(200);
+      expect(
+        (await s.call("PATCH", `/sessions/${sessionId}`, { user, body: { title: "mine" } })).status,
+      ).toBe(200);
+    }
+    const others = {
+      sessions: ids.sessions.slice(1),
+      requests: ids.requests.slice(1),
+      users: ["bob", "carol"],
+    };
+    const othersBefore = JSON.stringify(await censusOf(s.stores, others));
+    expect((await s.call("DELETE", `/sessions/${owned.ada!.sessionId}`, ADA)).status).toBe(200);
+    expect(await s.stores.sessions.get(owned.ada!.sessionId)).toBeNull();
+    expect(JSON.stringify(await censusOf(s.stores, others))).toBe(othersBefore);
   });
 });

@@ -107,3 +107,25 @@ export function requestsOf(dump: JsonObject, userId: string): RequestRecord[] {
     (r) => r !== null && (r as unknown as RequestRecord).userId === userId,
   ) as unknown as RequestRecord[];
 }
+
+/** A {@link census} of exactly these ids and what is stored under them (none the store's listings add). */
+export async function censusOf(stores: FlowStores, ids: CensusIds): Promise<JsonObject> {
+  const dump = await census(stores, ids);
+  const keep = new Set([...(ids.sessions ?? []), ...(ids.requests ?? [])]);
+  const pick = (map: unknown) =>
+    Object.fromEntries(Object.entries(map as JsonObject).filter(([id]) => keep.has(id))) as JsonObject;
+  const scopes = (map: unknown) =>
+    Object.fromEntries(
+      Object.entries(map as JsonObject).filter(
+        ([name]) => !name.startsWith("session/") || keep.has(name.split("/")[1]!),
+      ),
+    ) as JsonObject;
+  return {
+    sessions: pick(dump.sessions),
+    requests: pick(dump.requests),
+    events: pick(dump.events),
+    active: (dump.active as { requestId: string }[]).filter((entry) => keep.has(entry.requestId)) as never,
+    scopes: scopes(dump.scopes),
+    resources: scopes(dump.resources),
+  };
+}

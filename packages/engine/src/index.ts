@@ -59,5 +59,13 @@ export {
   type Snapshot,
   writeResourceContentTool,
 } from "./resources/index.js";
+export type { EraseUserOptions } from "./sessions/erase-user.js";
+export type { PageQuery } from "./sessions/listing-cursor.js";
+export {
+  MAX_SESSION_METADATA_BYTES,
+  MAX_SESSION_TITLE_LENGTH,
+  type SessionChange,
+} from "./sessions/session-patch.js";
+export type { RemovalCounts } from "./sessions/session-remover.js";
 export { type CellBackend, StateCell, type StateChange } from "./state/state-cell.js";
 export { receiveWebhook, type WebhookOutcome } from "./webhooks/receive-webhook.js";

@@ -329,6 +329,24 @@ describe("DELETE /sessions/:id", () => {
   });
 });
 
+describe("a closed host", () => {
+  it("refuses PATCH and DELETE with 503 host-not-started, writing nothing; reads stay served", async () => {
+    const id = await newSession("ada", { title: "kept" });
+    await s.host.close();
+    const before = JSON.stringify(await everything([id]));
+    for (const [method, body] of [
+      ["PATCH", { title: "x" }],
+      ["DELETE", undefined],
+    ] as const) {
+      const answer = await s.call(method, `/sessions/${id}`, { ...ADA, ...(body ? { body } : {}) });
+      expect(answer.status, method).toBe(503);
+      expect(answer.body.code).toBe("host-not-started");
+    }
+    expect((await s.call("GET", `/sessions/${id}/requests`, ADA)).status).toBe(200);
+    expect(JSON.stringify(await everything([id]))).toBe(before);
+  });
+});
+
 describe("a session marked deleting", () => {
   it("reads as session-not-found on every route and in every listing; its owner's retried DELETE finishes it", async () => {
     const parent = await newSession();

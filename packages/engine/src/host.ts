@@ -251,7 +251,7 @@ export class FlowHost {
    * unless `limit` says fewer, from `cursor` on. {@link listSessionsPage} also answers the next page's cursor.
    */
   async listSessions(caller: Caller, query: ListingQuery & PageQuery = {}): Promise<SessionRecord[]> {
-    return (await this.listSessionsPage(caller, { limit: LISTING_LIMIT, ...query })).sessions;
+    return (await this.listSessionsPage(caller, { ...query, limit: query.limit ?? LISTING_LIMIT })).sessions;
   }
 
   /** One page of the caller's sessions (`limit` default 50, at most 200) and the next page's cursor (`null` at the end). */

@@ -75,7 +75,7 @@ export class SessionService {
     return session;
   }
 
-  /** A session, one whose removal has begun included: only a retried removal reads it (see `session-removal.ts`). */
+  /** A session, one whose removal has begun included: only a retried removal reads it (see `session-remover.ts`). */
   async getIncludingDeleting(id: string): Promise<SessionRecord> {
     const session = typeof id === "string" && SESSION_ID.test(id) ? await this.stores.sessions.get(id) : null;
     if (!session) throw notFound(id);

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FlowStores, JsonObject, SessionStore } from "@flowrt/core";
+import type { FlowStores, SessionStore } from "@flowrt/core";
 import { createFsStores } from "@flowrt/store-fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StoreFactory } from "../resources/testing/harness.js";

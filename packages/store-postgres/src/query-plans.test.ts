@@ -62,7 +62,7 @@ describe(`query plans (${backend})`, () => {
     expect(plan.some((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "flowrt_requests")).toBe(
       false,
     );
-    expect(plan.some((n) => n["Index Name"] === "flowrt_requests_session")).toBe(true);
+    expect(plan.some((n) => n["Index Name"] === "flowrt_requests_by_session")).toBe(true);
   });
 
   it("a 50-item page under a prefix walks the live-key index", async () => {

@@ -180,7 +180,7 @@ describe.each(STORE_FACTORIES)("collection pages by cursor ($name store)", (fact
     });
   }
 
-  it("topicPrefix with cursor: the walk stays under the prefix, in either form of the prefix", async () => {
+  it("topicPrefix with cursor: the walk stays under the prefix, and the cursor serves only that prefix", async () => {
     const under = Array.from({ length: 25 }, (_, i) => `items/a${pad(i)}`);
     await put([...under, "items/b0001", "items/a0003/deeper", "items/"]);
     const api = open();

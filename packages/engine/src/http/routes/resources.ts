@@ -43,7 +43,8 @@ export const resourceRoutes: Route<HttpContext>[] = [
         {
           name: "topicPrefix",
           in: "query",
-          description: "Full storage-key prefix (notes/a), or the part after the pattern's literal prefix.",
+          description:
+            "Prefix of the full storage key (notes/a for pattern notes/*), not of the part after the pattern's literal prefix.",
           schema: { type: "string" },
         },
         {

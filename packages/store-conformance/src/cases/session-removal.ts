@@ -60,18 +60,25 @@ interface Populated {
 async function populate(stores: FlowStores, session: SessionRecord): Promise<Populated> {
   expect(await stores.sessions.create(session)).toBe(true);
   const own = requestRecord({ sessionId: session.id, userId: session.userId, status: "running" });
-  const colleague = requestRecord({ sessionId: session.id, status: "completed" });
+  // Stored running and finished after its events, as a run ends: a store spanning processes refuses any event but
+  // a terminal one for a request already finished.
+  const colleague = requestRecord({ sessionId: session.id, status: "running" });
   const events = [3, 2];
   for (const [i, record] of [own, colleague].entries()) {
     expect(await stores.requests.create(record)).toBe(true);
+    const finishes = record === colleague;
     for (let n = 0; n < events[i]!; n++) {
-      const terminal = record.status === "completed" && n === events[i]! - 1;
+      const terminal = finishes && n === events[i]! - 1;
       await stores.requests.appendEvent({
         requestId: record.id,
         type: terminal ? "request.completed" : "text.delta",
         at: record.createdAt,
         data: { n },
       });
+    }
+    if (finishes) {
+      const finished = await stores.requests.update(record.id, record.version, { status: "completed" });
+      expect(finished.ok).toBe(true);
     }
   }
   await stores.requests.markActive({

@@ -2,7 +2,7 @@ import { FlowError } from "@flowrt/core";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../resources/client-input.js";
 
 /**
- * The listings' pages: `limit` (default 50, a larger value than 200 served as 200, as collection pages) and an
+ * The listings' pages: `limit` (see {@link DEFAULT_LIMITS} for each listing's default; a larger value than 200 served as 200, as collection pages) and an
  * opaque `cursor` naming the last row of the previous page. A cursor is base64url JSON of the listing it was made
  * for and a keyset position (`t`, the row's timestamp; `i`, its id), so the next page starts right after that row
  * whatever was added or removed meanwhile.
@@ -63,9 +63,20 @@ export function decodeCursor(kind: ListingKind, cursor: unknown): ListingPositio
   return { at: t, id: i };
 }
 
-/** `limit` as the listings read it: default 50; a value above 200 is served as 200; anything else but 1… is a 400. */
-export function readLimit(raw: unknown): number {
-  if (raw === undefined || raw === "") return DEFAULT_PAGE_LIMIT;
+/**
+ * How many rows a listing answers without `limit`: `/sessions` and `/active-requests` keep the 200 they answered
+ * before they paged (a client that never asks for a second page sees what it saw), a session's requests 50 (as
+ * collection pages).
+ */
+const DEFAULT_LIMITS: Readonly<Record<ListingKind, number>> = {
+  sessions: MAX_PAGE_LIMIT,
+  "active-requests": MAX_PAGE_LIMIT,
+  "session-requests": DEFAULT_PAGE_LIMIT,
+};
+
+/** `limit` as the listings read it: a value above 200 is served as 200; anything else but 1… is a 400. */
+export function readLimit(raw: unknown, fallback: number = DEFAULT_PAGE_LIMIT): number {
+  if (raw === undefined || raw === "") return fallback;
   const value =
     typeof raw === "number" ? raw : typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 1) {
@@ -79,7 +90,7 @@ export function listingWindow(
   kind: ListingKind,
   query: { limit?: unknown; cursor?: unknown },
 ): ListingWindow {
-  const limit = readLimit(query.limit);
+  const limit = readLimit(query.limit, DEFAULT_LIMITS[kind]);
   const after = decodeCursor(kind, query.cursor);
   return after === undefined ? { limit } : { limit, after };
 }

@@ -240,11 +240,11 @@ describe("GET /sessions and GET /active-requests page by cursor", () => {
     expect(seen).toEqual(order);
   });
 
-  it("/sessions serves 50 by default and at most 200, saying where the next page starts", async () => {
+  it("/sessions serves 200 by default (as before it paged) and at most 200, saying where the next page starts", async () => {
     for (let i = 0; i < 205; i++)
       await s.host.createSession("notes", { source: "test", principal: { userId: "ada" } });
     const first = await s.call("GET", "/sessions", ADA);
-    expect(first.body.sessions).toHaveLength(50);
+    expect(first.body.sessions).toHaveLength(200);
     expect(typeof first.body.nextCursor).toBe("string");
     const capped = await s.call("GET", "/sessions?limit=500", ADA);
     expect(capped.body.sessions).toHaveLength(200);

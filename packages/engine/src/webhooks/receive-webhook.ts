@@ -296,6 +296,10 @@ async function ensureSession(
       if (!session) throw error;
     }
   }
+  // A session being deleted takes nothing more: it reads as not found, as on every route.
+  if (session.deleting) {
+    return { refusal: new FlowError("session-not-found", `No session "${sessionId}" exists.`) };
+  }
   try {
     assertAddress(host.registry, flow, session);
     assertBinding(session, principal);

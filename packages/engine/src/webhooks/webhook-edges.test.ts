@@ -8,6 +8,7 @@ import { settle } from "../testing/fixtures.js";
 import { crm, stripeEvent, webhookProviders } from "./testing/webhook-flows.js";
 import { alphaSignature, SECRET, startWebhookHost, type WebhookTestHost } from "./testing/webhook-harness.js";
 
+const DELETING_SESSION = "s-being-deleted";
 const echo = handler({ name: "echo", execute: async (input) => input });
 
 const edges = defineFlow({
@@ -19,6 +20,7 @@ const edges = defineFlow({
         "order.paid": { block: echo, input: (event) => ({ deliveryId: event.deliveryId ?? null }) },
         "order.badSession": { block: echo, sessionId: () => "not a valid id!" },
         "order.noSession": { block: echo, sessionId: () => null },
+        "order.deletingSession": { block: echo, sessionId: () => DELETING_SESSION },
         "order.sessionThrows": {
           block: echo,
           sessionId: async () => {
@@ -122,6 +124,28 @@ describe("provider extractors and binding functions that misbehave", () => {
     expect(events.map((e) => e.type)).toEqual(["request.failed"]);
     expect(host.writes.sessions).toHaveLength(1);
     expect(host.writes.sessions[0]).toMatchObject({ id: record.sessionId, metadata: { ephemeral: true } });
+    expect(warnings).toEqual([expect.stringContaining("refused by its session")]);
+  });
+
+  it("a sessionId naming a session being deleted is refused as session-not-found: a failed request in a session of its own", async () => {
+    const host = await start({});
+    const session = await host.host.createSession(
+      "edges",
+      { source: "test", principal: { userId: "bot" } },
+      { sessionId: DELETING_SESSION },
+    );
+    expect(session.id).toBe(DELETING_SESSION);
+    expect(await host.host.stores.sessions.markDeleting(session.id)).toBe(true);
+    const before = { requests: host.writes.requests.length, events: host.writes.events.length };
+    const response = await post(host, "order.deletingSession");
+    expect(response.status).toBe(202);
+    const { record } = await settle(host.host, (response.body as { requestId: string }).requestId);
+    expect(record).toMatchObject({ status: "failed", error: { code: "session-not-found" } });
+    expect(record.sessionId).not.toBe(session.id);
+    // Nothing landed in the session being deleted.
+    const landed = host.writes.requests.slice(before.requests).filter((r) => r.sessionId === session.id);
+    expect(landed).toEqual([]);
+    expect(await host.host.stores.requests.listBySession(session.id, { limit: 10 })).toEqual([]);
     expect(warnings).toEqual([expect.stringContaining("refused by its session")]);
   });
 

@@ -153,7 +153,7 @@ describe("middleware in front of the router", () => {
     });
     const listed = await fetch(`${served.url}/api/flows/sessions`);
     expect(listed.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(await listed.json()).toEqual({ sessions: [] });
+    expect(await listed.json()).toEqual({ sessions: [], nextCursor: null });
     const missing = await fetch(`${served.url}/api/flows/sessions/nope`, { headers: { "x-user-id": "u1" } });
     expect(missing.status).toBe(404);
     expect(missing.headers.get("content-type")).toContain("application/problem+json");

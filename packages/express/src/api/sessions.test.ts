@@ -294,7 +294,7 @@ describe("GET /sessions (listing)", () => {
     expect(other.body.sessions).toEqual([]);
     // Specification: listing endpoints are never rejected; an unidentified caller gets an empty list.
     const anonymous = await request(h.url).get(`${API}/sessions`).expect(200);
-    expect(anonymous.body).toEqual({ sessions: [] });
+    expect(anonymous.body).toEqual({ sessions: [], nextCursor: null });
   });
 
   it("a caller the host resolver cannot identify gets 200 and an empty list on both listings, never 401/403", async () => {
@@ -314,13 +314,13 @@ describe("GET /sessions (listing)", () => {
           const sessions = await request(h.url).get(`${API}/sessions${query}`).set(headers);
           expect({ status: sessions.status, body: sessions.body }).toEqual({
             status: 200,
-            body: { sessions: [] },
+            body: { sessions: [], nextCursor: null },
           });
           expect(sessions.headers["content-type"]).toMatch(/^application\/json/);
           const active = await request(h.url).get(`${API}/active-requests${query}`).set(headers);
           expect({ status: active.status, body: active.body }).toEqual({
             status: 200,
-            body: { requests: [] },
+            body: { requests: [], nextCursor: null },
           });
         }
       }
@@ -364,7 +364,7 @@ describe("GET /sessions (listing)", () => {
         .get(`${API}/sessions?flowId=shared&flowId=lab`)
         .set(as("ada"))
         .expect(200);
-      expect(twoFlows.body).toEqual({ sessions: [] });
+      expect(twoFlows.body).toEqual({ sessions: [], nextCursor: null });
     } finally {
       releaseHeld();
     }
@@ -386,9 +386,11 @@ describe("GET /sessions (listing)", () => {
         expectProblem(await request(h.url).get(`${API}/sessions/${mine}`).set(other), 403, "forbidden");
         expect((await request(h.url).get(`${API}/sessions`).set(other).expect(200)).body).toEqual({
           sessions: [],
+          nextCursor: null,
         });
         expect((await request(h.url).get(`${API}/active-requests`).set(other).expect(200)).body).toEqual({
           requests: [],
+          nextCursor: null,
         });
       }
     } finally {
@@ -406,13 +408,13 @@ describe("GET /sessions (listing)", () => {
       const same = await request(h.url).get(`${API}/sessions?userId=bob&userId=bob`).expect(200);
       expect(same.body.sessions.map((x: { id: string }) => x.id)).toEqual([bob]);
       const both = await request(h.url).get(`${API}/sessions?userId=bob&userId=eve`).expect(200);
-      expect(both.body).toEqual({ sessions: [] });
+      expect(both.body).toEqual({ sessions: [], nextCursor: null });
       const activeSame = await request(h.url).get(`${API}/active-requests?userId=bob&userId=bob`).expect(200);
       expect(activeSame.body.requests.map((r: { requestId: string }) => r.requestId)).toEqual([
         bobRun.requestId,
       ]);
       const activeBoth = await request(h.url).get(`${API}/active-requests?userId=bob&userId=eve`).expect(200);
-      expect(activeBoth.body).toEqual({ requests: [] });
+      expect(activeBoth.body).toEqual({ requests: [], nextCursor: null });
     } finally {
       releaseHeld();
     }

@@ -118,7 +118,7 @@ async function pageKinds(client: PageClient, server: PagesChild): Promise<PageKi
   return kinds;
 }
 
-async function timedRequests(client: PageClient, server: PagesChild, path: string, count: number) {
+async function timedRequests(client: PageClient, _server: PagesChild, path: string, count: number) {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const answer = await client.get(path);
@@ -210,10 +210,10 @@ function report(kind: PagesStoreKind, runs: ServerRun[], rss: number[]) {
       "first page p50 µs": f50,
       "first page p99 µs": f99,
       "first page server CPU µs/req": fcpu,
-      [`offset n/2 p50 µs`]: o50,
-      [`offset n/2 p99 µs`]: o99,
-      [`cursor at 0.9n p50 µs`]: c50,
-      [`cursor at 0.9n p99 µs`]: c99,
+      "offset n/2 p50 µs": o50,
+      "offset n/2 p99 µs": o99,
+      "cursor at 0.9n p50 µs": c50,
+      "cursor at 0.9n p99 µs": c99,
       "load s": Number(run.server.populateSec.toFixed(1)),
       "server RSS MiB": Math.round(rss[i]! / 2 ** 20),
     };

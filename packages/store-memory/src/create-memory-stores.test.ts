@@ -244,3 +244,58 @@ describe("ephemeral sessions", () => {
     await stores.close();
   });
 });
+
+describe("session removal and scope removal", () => {
+  it("take the session's requests, state and resources in every bucket, and nothing of anyone else", async () => {
+    const stores = createMemoryStores();
+    const owner = sessionRecord({ userId: "u" });
+    const other = sessionRecord({ userId: "u" });
+    await stores.sessions.create(owner);
+    await stores.sessions.create(other);
+    await stores.requests.create(request("r1", { sessionId: owner.id }));
+    await stores.requests.create(request("r2", { sessionId: other.id }));
+    await stores.requests.appendEvent({ requestId: "r1", type: "t", at: "x", data: {} });
+    await stores.requests.appendEvent({ requestId: "r1", type: "t", at: "x", data: {} });
+    for (const id of [owner.id, other.id]) {
+      for (const bucket of ["shared", "flow"]) {
+        const at = sessionAddress(id, bucket);
+        await stores.scopeState.put(at, { n: 1 }, { type: "absent" });
+        await stores.resources.putState(at, "a", { n: 1 }, { type: "absent" });
+        await stores.resources.putState(at, "b", { n: 1 }, { type: "absent" });
+        await stores.resources.deleteState(at, "b", { type: "any" });
+        await stores.resources.putContent(at, "a", "body");
+        await stores.resources.putContent(at, "only-content", "body");
+      }
+    }
+    expect(await stores.sessions.markDeleting(owner.id)).toBe(true);
+    expect(await stores.sessions.remove(owner.id)).toEqual({
+      requests: 1,
+      events: 2,
+      states: 2,
+      resources: 4,
+      contents: 4,
+    });
+    expect(await stores.requests.get("r1")).toBeNull();
+    expect(await stores.resources.getContent(sessionAddress(owner.id, "flow"), "only-content")).toBeNull();
+    expect(await stores.requests.get("r2")).not.toBeNull();
+    expect(await stores.resources.getContent(sessionAddress(other.id, "flow"), "only-content")).toBe("body");
+    expect(await stores.resources.count(sessionAddress(other.id, "flow"))).toBe(1);
+
+    const user: ScopeAddress = { scope: "user", scopeId: "u", bucket: "flow" };
+    await stores.scopeState.put(user, { n: 1 }, { type: "absent" });
+    await stores.resources.putState(user, "a", { n: 1 }, { type: "absent" });
+    await stores.resources.putContent(user, "a", "body");
+    expect(await stores.scopeState.removeScope("user", "u")).toEqual({
+      states: 1,
+      resources: 1,
+      contents: 1,
+    });
+    expect(await stores.scopeState.removeScope("user", "u")).toEqual({
+      states: 0,
+      resources: 0,
+      contents: 0,
+    });
+    expect(await stores.scopeState.get(sessionAddress(other.id, "flow"))).not.toBeNull();
+    await stores.close();
+  });
+});

@@ -50,12 +50,18 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStore
   // Fenced writes are checked against the request store, made last (it retires sessions through the others):
   // the guard looks it up only when a write is fenced, after this function has returned.
   const fenced = createFenceGuard((requestId) => requests.epochOf(requestId));
-  const scopeState = createMemoryScopeStateStore(fenced);
   const resources = createMemoryResourceStore(fenced);
-  // An ephemeral session goes with its last request, and its session-scope data with it.
-  const sessions = createMemorySessionStore((sessionId) => {
-    scopeState.dropSession(sessionId);
-    resources.dropSession(sessionId);
+  // A user's or org's scope removal takes its resources with its state.
+  const scopeState = createMemoryScopeStateStore(fenced, resources.dropOwner);
+  const dropSessionScope = (sessionId: string) => ({
+    states: scopeState.dropSession(sessionId),
+    ...resources.dropOwner("session", sessionId),
+  });
+  const sessions = createMemorySessionStore({
+    // An ephemeral session goes with its last request, and its session-scope data with it.
+    onRetired: dropSessionScope,
+    // A removed session takes its requests (the request store is made below; looked up only when called).
+    removeParts: (sessionId) => ({ ...requests.removeSession(sessionId), ...dropSessionScope(sessionId) }),
   });
   const requests = createMemoryRequestStore(onListenerError, sessions);
 

@@ -79,9 +79,12 @@ export class MemoryEventLog {
     };
   }
 
-  /** Drops a request's log (retention). */
-  delete(requestId: string): void {
+  /** Drops a request's log (retention, removal); returns how many events it held. */
+  delete(requestId: string): number {
+    const log = this.logs.get(requestId);
+    if (log === undefined) return 0;
     this.logs.delete(requestId);
+    return log.length / STRIDE;
   }
 
   listenerCount(): number {

@@ -168,3 +168,59 @@ describe("memory request store", () => {
     expect(await store.get("recent")).not.toBeNull();
   });
 });
+
+describe("memory request store: by session and by user", () => {
+  it("pages a session's requests newest first and forgets removed ones in its index", async () => {
+    const store = newStore();
+    for (const [id, at] of [
+      ["a", "1"],
+      ["b", "2"],
+      ["c", "2"],
+      ["d", "3"],
+    ] as const) {
+      await store.create(request(id, { createdAt: `2024-01-01T00:00:0${at}.000Z` }));
+    }
+    await store.create(request("other", { sessionId: "s2" }));
+    expect((await store.listBySession("s1", { limit: 10 })).map((r) => r.id)).toEqual(["d", "c", "b", "a"]);
+    const firstPage = await store.listBySession("s1", { limit: 2 });
+    const last = firstPage[1]!;
+    expect(
+      (await store.listBySession("s1", { limit: 2, after: { createdAt: last.createdAt, id: last.id } })).map(
+        (r) => r.id,
+      ),
+    ).toEqual(["b", "a"]);
+    expect(await store.removeSession("s1")).toEqual({ requests: 4, events: 0 });
+    expect(await store.listBySession("s1", { limit: 10 })).toEqual([]);
+    expect((await store.listBySession("s2", { limit: 10 })).map((r) => r.id)).toEqual(["other"]);
+    await expect(store.listBySession("s2", { limit: -1 })).rejects.toThrow(/limit/);
+    await expect(store.listBySession("s2", { limit: 1, after: { id: "x" } as never })).rejects.toThrow(
+      /createdAt/,
+    );
+  });
+
+  it("removes a user's requests (narrowed to an org) with their events and active entries", async () => {
+    const store = newStore();
+    await store.create(request("mine", { orgId: "o1" }));
+    await store.create(request("mine-other-org", { orgId: "o2" }));
+    await store.create(request("theirs", { userId: "v", orgId: "o1" }));
+    for (const id of ["mine", "mine-other-org", "theirs"]) {
+      await store.appendEvent({ requestId: id, type: "t", at: "x", data: {} });
+      await store.markActive({
+        requestId: id,
+        sessionId: "s1",
+        flowId: "f",
+        userId: "u",
+        action: "a",
+        startedAt: "t",
+      });
+    }
+    expect(await store.removeByUser("u", { orgId: "o1" })).toBe(1);
+    expect(await store.get("mine")).toBeNull();
+    expect(await store.readEvents("mine")).toEqual([]);
+    expect((await store.listActive({})).map((e) => e.requestId)).toEqual(["mine-other-org", "theirs"]);
+    expect(await store.removeByUser("u")).toBe(1);
+    expect(await store.removeByUser("u")).toBe(0);
+    expect((await store.listBySession("s1", { limit: 9 })).map((r) => r.id)).toEqual(["theirs"]);
+    expect(await store.readEvents("theirs")).toHaveLength(1);
+  });
+});

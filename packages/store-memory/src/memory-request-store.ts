@@ -1,10 +1,17 @@
-import type { ActiveRequestEntry, RequestStatus, RequestStore, RetentionPolicy } from "@flowrt/core";
+import type {
+  ActiveRequestEntry,
+  RequestRecord,
+  RequestStatus,
+  RequestStore,
+  RetentionPolicy,
+} from "@flowrt/core";
 import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import { createFenceGuard } from "./fence-guard.js";
 import { finishedToPurge } from "./finished-to-purge.js";
 import { checkOptionalString, checkString } from "./json-text.js";
 import { type ListenerErrorHandler, MemoryEventLog } from "./memory-event-log.js";
 import type { SessionRetirement } from "./memory-session-store.js";
+import { NewestFirstIndex } from "./newest-first-index.js";
 import { checkPatch, checkStatus, RequestRow } from "./request-row.js";
 
 export type { ListenerErrorHandler } from "./memory-event-log.js";
@@ -49,9 +56,23 @@ const entryCopy = (entry: ActiveRequestEntry): ActiveRequestEntry => ({ ...entry
 /** Plain code-unit order (`<`), as the other stores compare ids and ISO times. */
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+function checkPosition(after: { createdAt: string; id: string } | undefined): void {
+  if (after === undefined) return;
+  if (typeof after !== "object" || after === null) {
+    throw new TypeError("store-memory: a request list position is { createdAt: string, id: string }.");
+  }
+  checkString(after.createdAt, "request list position createdAt");
+  checkString(after.id, "request list position id");
+}
+
 export type MemoryRequestStore = RequestStore & {
   /** The stored epoch of a request (0 before its first claim), `undefined` when it is not stored: for fences. */
   epochOf(requestId: string): number | undefined;
+  /**
+   * Removes every request that ran in a session, with its event log and active entry, without telling the session
+   * store (the session is going itself). Counts the requests and their events.
+   */
+  removeSession(sessionId: string): { requests: number; events: number };
   listenerCount(): number;
   clearListeners(): void;
 };
@@ -59,7 +80,8 @@ export type MemoryRequestStore = RequestStore & {
 /**
  * Requests (one {@link RequestRow} each), their event logs ({@link MemoryEventLog}) and the active
  * registry. Rows are also indexed by status (sets in the order rows entered the status), so that
- * `listByStatus` and retention read only the statuses they need and an update moves one entry.
+ * `listByStatus` and retention read only the statuses they need and an update moves one entry; by session,
+ * newest first, so that a page of `listBySession` starts with a binary search; and by user, for `removeByUser`.
  */
 export function createMemoryRequestStore(
   onListenerError: ListenerErrorHandler,
@@ -74,8 +96,24 @@ export function createMemoryRequestStore(
     ["failed", new Set()],
     ["aborted", new Set()],
   ]);
+  const bySession = new Map<string, NewestFirstIndex<RequestRow>>();
+  const byUser = new Map<string, Set<RequestRow>>();
   const events = new MemoryEventLog(onListenerError);
   const active = new Map<string, ActiveRequestEntry>();
+
+  /** Takes a row out of every index, with its events and active entry; returns how many events it had. */
+  const drop = (row: RequestRow): number => {
+    rows.delete(row.id);
+    byStatus.get(row.status)!.delete(row);
+    const inSession = bySession.get(row.sessionId);
+    inSession?.delete(row);
+    if (inSession?.size === 0) bySession.delete(row.sessionId);
+    const ofUser = byUser.get(row.userId);
+    ofUser?.delete(row);
+    if (ofUser?.size === 0) byUser.delete(row.userId);
+    active.delete(row.id);
+    return events.delete(row.id);
+  };
   const epochOf = (requestId: string): number | undefined => {
     const row = rows.get(requestId);
     return row === undefined ? undefined : (row.epoch ?? 0);
@@ -88,6 +126,12 @@ export function createMemoryRequestStore(
       if (rows.has(row.id)) return false;
       rows.set(row.id, row);
       byStatus.get(row.status)!.add(row);
+      let inSession = bySession.get(row.sessionId);
+      if (inSession === undefined) bySession.set(row.sessionId, (inSession = new NewestFirstIndex()));
+      inSession.add(row);
+      let ofUser = byUser.get(row.userId);
+      if (ofUser === undefined) byUser.set(row.userId, (ofUser = new Set()));
+      ofUser.add(row);
       sessions?.requestStored(row.sessionId);
       return true;
     },
@@ -110,6 +154,46 @@ export function createMemoryRequestStore(
         byStatus.get(row.status)!.add(row);
       }
       return { ok: true, version: row.version };
+    },
+
+    async listBySession(sessionId, options) {
+      if (typeof options !== "object" || options === null) {
+        throw new TypeError("store-memory: listBySession needs options { limit, after? }.");
+      }
+      const limit = checkLimit(options.limit, "limit");
+      checkPosition(options.after);
+      const out: RequestRecord[] = [];
+      const index = bySession.get(sessionId);
+      if (index === undefined || limit === 0) return out;
+      for (const row of index.from(options.after)) {
+        out.push(row.toRecord());
+        if (out.length >= limit) break;
+      }
+      return out;
+    },
+
+    async removeByUser(userId, options = {}) {
+      checkString(userId, "userId");
+      checkOptionalString(options.orgId, "orgId");
+      const doomed: RequestRow[] = [];
+      for (const row of byUser.get(userId) ?? []) {
+        if (options.orgId === undefined || row.orgId === options.orgId) doomed.push(row);
+      }
+      for (const row of doomed) {
+        drop(row);
+        // The session's count moves; an ephemeral session is retired by retention only.
+        sessions?.requestRemoved(row.sessionId, false);
+      }
+      return doomed.length;
+    },
+
+    removeSession(sessionId) {
+      const index = bySession.get(sessionId);
+      if (index === undefined) return { requests: 0, events: 0 };
+      const doomed = [...index.from()];
+      let removedEvents = 0;
+      for (const row of doomed) removedEvents += drop(row);
+      return { requests: doomed.length, events: removedEvents };
     },
 
     async listByStatus(statuses, options = {}) {
@@ -181,11 +265,8 @@ export function createMemoryRequestStore(
         for (const row of byStatus.get(status)!) finished.push(row);
       const purged = finishedToPurge(finished, maxCount ?? Number.POSITIVE_INFINITY, cutoff);
       for (const row of purged) {
-        rows.delete(row.id);
-        byStatus.get(row.status)!.delete(row);
-        events.delete(row.id);
-        active.delete(row.id);
-        sessions?.requestRemoved(row.sessionId);
+        drop(row);
+        sessions?.requestRemoved(row.sessionId, true);
       }
       return purged.length;
     },

@@ -6,6 +6,7 @@ import type {
   ResourceStateTextRecord,
   ResourceStore,
   ScopeAddress,
+  ScopeKind,
 } from "@flowrt/core";
 import { createFenceGuard, type FenceGuard } from "./fence-guard.js";
 import { checkJsonObject } from "./json-text.js";
@@ -14,6 +15,7 @@ import { RowIndex } from "./row-index.js";
 import {
   admits,
   checkAddress,
+  checkAfter,
   checkCondition,
   checkKey,
   checkPrefix,
@@ -46,8 +48,11 @@ function depthOf(key: string): number {
 }
 
 export type MemoryResourceStore = ResourceStore & {
-  /** Drops every session-scope resource of a retired session, in every bucket. */
-  dropSession(sessionId: string): void;
+  /**
+   * Drops every resource row of one owner (scope and scope id) in every bucket: live keys, tombstones and content.
+   * Counts the keys with a state written (live or tombstoned) and the content bodies.
+   */
+  dropOwner(scope: ScopeKind, scopeId: string): { resources: number; contents: number };
 };
 
 /**
@@ -139,12 +144,16 @@ export function createMemoryResourceStore(
   const pageOf = (address: ScopeAddress, options: ListOptions) => {
     const { offset, limit } = pageWindow(options);
     const prefix = checkPrefix(options.prefix);
+    const after = checkAfter(options.after);
     const bucket = find(address);
     const rows = bucket && index(bucket, prefix, options.leaf);
     if (!rows) return null;
     const [start, end] = rows.prefixRange(prefix);
-    const from = start + offset;
-    return { index: rows, from, count: Math.min(limit, end - from), total: end - start };
+    // Keys strictly greater than `after`: `after + "\0"` is the least string greater than it, so the keys
+    // before that rank are exactly those up to and including `after`.
+    const first = after === undefined ? start : Math.max(start, rows.rank(`${after}\u0000`));
+    const from = first + offset;
+    return { index: rows, from, count: Math.max(0, Math.min(limit, end - from)), total: end - start };
   };
   const conflict = (row: Row | null): CasResult<JsonObject> => ({
     ok: false,
@@ -152,8 +161,20 @@ export function createMemoryResourceStore(
   });
 
   return {
-    dropSession(sessionId) {
-      buckets.get("session")?.delete(sessionId);
+    dropOwner(scope, scopeId) {
+      const ids = buckets.get(scope);
+      const names = ids?.get(scopeId);
+      let resources = 0;
+      let contents = 0;
+      if (names === undefined) return { resources, contents };
+      for (const bucket of names.values()) {
+        for (const row of bucket.rows.values()) {
+          if (row.version > 0) resources++;
+          if (row.content !== null) contents++;
+        }
+      }
+      ids!.delete(scopeId);
+      return { resources, contents };
     },
     async getState(address, key) {
       checkKey(key);

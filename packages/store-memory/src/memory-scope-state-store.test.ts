@@ -30,3 +30,14 @@ describe("memory scope state store", () => {
     expect(lost).toEqual({ ok: false, current: { value: { list: [1] }, version: 1 } });
   });
 });
+
+describe("memory scope state store: removeScope", () => {
+  it("refuses the session scope and counts what the resource hook reports", async () => {
+    const store = createMemoryScopeStateStore(undefined, () => ({ resources: 2, contents: 1 }));
+    await store.put({ scope: "user", scopeId: "u", bucket: "shared" }, { n: 1 }, { type: "absent" });
+    await store.put({ scope: "user", scopeId: "u", bucket: "flow" }, { n: 1 }, { type: "absent" });
+    await expect(store.removeScope("session" as never, "u")).rejects.toThrow(/sessions.remove/);
+    expect(await store.removeScope("user", "u")).toEqual({ states: 2, resources: 2, contents: 1 });
+    expect(await store.get({ scope: "user", scopeId: "u", bucket: "flow" })).toBeNull();
+  });
+});

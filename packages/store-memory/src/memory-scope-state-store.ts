@@ -1,4 +1,4 @@
-import type { ScopeAddress, ScopeStateStore } from "@flowrt/core";
+import type { ScopeAddress, ScopeKind, ScopeStateStore } from "@flowrt/core";
 import { createFenceGuard, type FenceGuard } from "./fence-guard.js";
 import { checkJsonObject } from "./json-text.js";
 import { admits, checkAddress, checkCondition, toJsonText } from "./validate.js";
@@ -13,22 +13,47 @@ interface StateRow {
 const ownerId = (address: Pick<ScopeAddress, "scope" | "scopeId">) => `${address.scope}:${address.scopeId}`;
 
 export type MemoryScopeStateStore = ScopeStateStore & {
-  /** Drops a retired session's state records, in every bucket. */
-  dropSession(sessionId: string): void;
+  /** Drops a session's state records, in every bucket; returns how many there were. */
+  dropSession(sessionId: string): number;
 };
+
+/** Drops the resources and content of one owner in every bucket, counting them (see `MemoryResourceStore`). */
+export type DropOwnerResources = (
+  scope: ScopeKind,
+  scopeId: string,
+) => { resources: number; contents: number };
 
 /**
  * Records by owner (scope and scope id), then by bucket, so that an owner's records go together. `fenced` checks
  * a fenced write against the requests of the stores this one belongs to (by default there are none, so every
- * fenced write is refused).
+ * fenced write is refused). `dropResources` takes an owner's resources away with its state in `removeScope`
+ * (by default there are none).
  */
 export function createMemoryScopeStateStore(
   fenced: FenceGuard = createFenceGuard(() => undefined),
+  dropResources: DropOwnerResources = () => ({ resources: 0, contents: 0 }),
 ): MemoryScopeStateStore {
   const records = new Map<string, Map<string, StateRow>>();
+  const dropOwner = (scope: ScopeKind, scopeId: string): number => {
+    const owner = ownerId({ scope, scopeId });
+    const count = records.get(owner)?.size ?? 0;
+    records.delete(owner);
+    return count;
+  };
   return {
     dropSession(sessionId) {
-      records.delete(ownerId({ scope: "session", scopeId: sessionId }));
+      return dropOwner("session", sessionId);
+    },
+    async removeScope(scope, scopeId) {
+      if (scope !== "user" && scope !== "org") {
+        throw new TypeError(
+          `store-memory: removeScope takes scope "user" or "org" (got ${JSON.stringify(scope)}); a session goes with sessions.remove.`,
+        );
+      }
+      if (typeof scopeId !== "string") throw new TypeError("store-memory: a scope id must be a string.");
+      // State, resources and content in one synchronous step.
+      const states = dropOwner(scope, scopeId);
+      return { states, ...dropResources(scope, scopeId) };
     },
     async get(address) {
       checkAddress(address);

@@ -1,5 +1,13 @@
-import type { SessionRecord, SessionStore } from "@flowrt/core";
+import type {
+  SessionListPosition,
+  SessionPatch,
+  SessionRecord,
+  SessionRemoval,
+  SessionStore,
+} from "@flowrt/core";
 import { checkJsonObject, checkOptionalString, checkString, jsonText } from "./json-text.js";
+import { mergeMetadata } from "./merge-metadata.js";
+import { NewestFirstIndex } from "./newest-first-index.js";
 import { pageWindow } from "./validate.js";
 
 /**
@@ -19,6 +27,8 @@ interface SessionRow {
   requests: number;
   /** Whether its metadata says `ephemeral: true` (kept in step with `text` on updates). */
   ephemeral: boolean;
+  /** Whether a removal has begun (`deleting: true` in `text`): left out of `list`. */
+  deleting: boolean;
 }
 
 /**
@@ -29,33 +39,68 @@ interface SessionRow {
 export interface SessionRetirement {
   /** A request naming `sessionId` was stored. */
   requestStored(sessionId: string): void;
-  /** A request naming `sessionId` was removed (retention). */
-  requestRemoved(sessionId: string): void;
+  /**
+   * A request naming `sessionId` was removed. With `retire` (retention), an ephemeral session left without
+   * requests goes; without it (a user's requests removed) only the count moves.
+   */
+  requestRemoved(sessionId: string, retire?: boolean): void;
 }
 
 export type MemorySessionStore = SessionStore & SessionRetirement;
 
-/** Called with a retired session's id, for the stores that hold its session-scope data. */
-export type SessionRetired = (sessionId: string) => void;
+export interface MemorySessionStoreHooks {
+  /** Called with a retired ephemeral session's id, for the stores that hold its session-scope data. */
+  onRetired?: (sessionId: string) => void;
+  /**
+   * Removes what is stored under a session in the other stores (its requests with their events and active
+   * entries, its session-scope state, resources and content in every bucket) and counts it. Called by `remove`
+   * before the record goes, in the same synchronous step. Without it a removal counts nothing else.
+   */
+  removeParts?: (sessionId: string) => SessionRemoval;
+}
+
+const NOTHING_ELSE: SessionRemoval = { requests: 0, events: 0, states: 0, resources: 0, contents: 0 };
 
 const isEphemeral = (metadata: unknown) =>
   (metadata as { ephemeral?: unknown } | undefined)?.ephemeral === true;
 
-/** Newest first by `createdAt`, then by id descending, so equal timestamps still page stably. */
-const newestFirst = (a: SessionRow, b: SessionRow) =>
-  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
-const oldestFirst = (a: SessionRow, b: SessionRow) => newestFirst(b, a);
+/** Oldest first by `createdAt`, then by id ascending (children's order). */
+const oldestFirst = (a: SessionRow, b: SessionRow) =>
+  a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1;
 
 const read = (row: SessionRow): SessionRecord => JSON.parse(row.text);
 
-function addTo(index: Map<string, Set<SessionRow>>, key: string | undefined, row: SessionRow): void {
+function addTo<V>(index: Map<string, Set<V>>, key: string | undefined, row: V): void {
   if (key === undefined) return;
   let rows = index.get(key);
   if (!rows) index.set(key, (rows = new Set()));
   rows.add(row);
 }
 
-function removeFrom(index: Map<string, Set<SessionRow>>, key: string | undefined, row: SessionRow): void {
+function removeFrom<V>(index: Map<string, Set<V>>, key: string | undefined, row: V): void {
+  if (key === undefined) return;
+  const rows = index.get(key);
+  if (rows === undefined) return;
+  rows.delete(row);
+  if (rows.size === 0) index.delete(key);
+}
+
+function addOrdered(
+  index: Map<string, NewestFirstIndex<SessionRow>>,
+  key: string | undefined,
+  row: SessionRow,
+) {
+  if (key === undefined) return;
+  let rows = index.get(key);
+  if (!rows) index.set(key, (rows = new NewestFirstIndex()));
+  rows.add(row);
+}
+
+function removeOrdered(
+  index: Map<string, NewestFirstIndex<SessionRow>>,
+  key: string | undefined,
+  row: SessionRow,
+): void {
   if (key === undefined) return;
   const rows = index.get(key);
   if (rows === undefined) return;
@@ -75,24 +120,53 @@ function checkSession(session: SessionRecord): void {
   checkJsonObject(session.metadata, "session metadata");
 }
 
+function checkPosition(after: SessionListPosition | undefined): void {
+  if (after === undefined) return;
+  if (typeof after !== "object" || after === null) {
+    throw new TypeError("store-memory: a session list position is { createdAt: string, id: string }.");
+  }
+  checkString(after.createdAt, "session list position createdAt");
+  checkString(after.id, "session list position id");
+}
+
+/** Checks every field of a patch before anything is written. */
+function checkSessionPatch(patch: SessionPatch): void {
+  if (typeof patch !== "object" || patch === null) {
+    throw new TypeError("store-memory: a session patch must be an object.");
+  }
+  if (patch.title !== undefined && patch.title !== null) checkString(patch.title, "session title");
+  if (patch.metadata !== undefined) checkJsonObject(patch.metadata, "session metadata");
+  if (patch.metadataPatch !== undefined) checkJsonObject(patch.metadataPatch, "session metadataPatch");
+}
+
 /**
- * Sessions by id, with secondary indexes by user, org and parent. A listing reads only the owner's
- * sessions (sorted per call), never the whole store, and parses only the page it returns. An
- * ephemeral session goes when the request store removes the last request that ran in it;
- * `onRetired` then drops its session-scope data elsewhere.
+ * Sessions by id, kept newest first in one index per user, per org and overall (so a page starts with a
+ * binary search, by `offset` or by an `after` position), and by parent. A listing parses only the page it
+ * returns. An ephemeral session goes when the request store removes the last request that ran in it (see
+ * {@link SessionRetirement}); `hooks.onRetired` then drops its session-scope data elsewhere. `remove` takes
+ * everything stored under a session away through `hooks.removeParts`, then the record, in one synchronous step.
  */
-export function createMemorySessionStore(onRetired?: SessionRetired): MemorySessionStore {
+export function createMemorySessionStore(hooks: MemorySessionStoreHooks = {}): MemorySessionStore {
   const sessions = new Map<string, SessionRow>();
-  const byUser = new Map<string, Set<SessionRow>>();
-  const byOrg = new Map<string, Set<SessionRow>>();
+  const all = new NewestFirstIndex<SessionRow>();
+  const byUser = new Map<string, NewestFirstIndex<SessionRow>>();
+  const byOrg = new Map<string, NewestFirstIndex<SessionRow>>();
   const byParent = new Map<string, Set<SessionRow>>();
+  /** How many stored sessions are marked `deleting`: while none is, an unfiltered total is an index's size. */
+  let deletingCount = 0;
+
+  const forget = (row: SessionRow): void => {
+    sessions.delete(row.id);
+    all.delete(row);
+    removeOrdered(byUser, row.userId, row);
+    removeOrdered(byOrg, row.orgId, row);
+    removeFrom(byParent, row.parentSessionId, row);
+    if (row.deleting) deletingCount--;
+  };
 
   const retire = (row: SessionRow): void => {
-    sessions.delete(row.id);
-    removeFrom(byUser, row.userId, row);
-    removeFrom(byOrg, row.orgId, row);
-    removeFrom(byParent, row.parentSessionId, row);
-    onRetired?.(row.id);
+    forget(row);
+    hooks.onRetired?.(row.id);
   };
 
   // Requests stored for a session id no session has yet: counted here, and taken over when it is created
@@ -106,7 +180,7 @@ export function createMemorySessionStore(onRetired?: SessionRetired): MemorySess
       else unclaimed.set(sessionId, (unclaimed.get(sessionId) ?? 0) + 1);
     },
 
-    requestRemoved(sessionId) {
+    requestRemoved(sessionId, retireEphemeral = true) {
       const row = sessions.get(sessionId);
       if (row === undefined) {
         const left = (unclaimed.get(sessionId) ?? 0) - 1;
@@ -116,7 +190,7 @@ export function createMemorySessionStore(onRetired?: SessionRetired): MemorySess
       }
       if (row.requests === 0) return;
       row.requests--;
-      if (row.requests === 0 && row.ephemeral) retire(row);
+      if (retireEphemeral && row.requests === 0 && row.ephemeral) retire(row);
     },
 
     async create(session) {
@@ -133,12 +207,15 @@ export function createMemorySessionStore(onRetired?: SessionRetired): MemorySess
         text: jsonText(session, "session"),
         requests: unclaimed.get(session.id) ?? 0,
         ephemeral: isEphemeral(session.metadata),
+        deleting: session.deleting === true,
       };
       unclaimed.delete(row.id);
       sessions.set(row.id, row);
-      addTo(byUser, row.userId, row);
-      addTo(byOrg, row.orgId, row);
+      all.add(row);
+      addOrdered(byUser, row.userId, row);
+      addOrdered(byOrg, row.orgId, row);
       addTo(byParent, row.parentSessionId, row);
+      if (row.deleting) deletingCount++;
       return true;
     },
 
@@ -149,21 +226,39 @@ export function createMemorySessionStore(onRetired?: SessionRetired): MemorySess
 
     async list(query) {
       const { offset, limit } = pageWindow(query);
-      const candidates =
+      checkPosition(query.after);
+      const index =
         query.userId !== undefined
           ? byUser.get(query.userId)
           : query.orgId !== undefined
             ? byOrg.get(query.orgId)
-            : sessions.values();
+            : all;
+      if (index === undefined) return { items: [], total: 0 };
+      const narrowsByOrg = query.userId !== undefined && query.orgId !== undefined;
       const flowIds = query.flowIds ? new Set(query.flowIds) : undefined;
-      const matching: SessionRow[] = [];
-      for (const row of candidates ?? []) {
-        if (query.orgId !== undefined && row.orgId !== query.orgId) continue;
-        if (flowIds !== undefined && (row.flowId === null || !flowIds.has(row.flowId))) continue;
-        matching.push(row);
+      const matches = (row: SessionRow) =>
+        !row.deleting &&
+        (!narrowsByOrg || row.orgId === query.orgId) &&
+        (flowIds === undefined || (row.flowId !== null && flowIds.has(row.flowId)));
+
+      let total = 0;
+      if (!narrowsByOrg && flowIds === undefined && deletingCount === 0) total = index.size;
+      else for (const row of index.from()) if (matches(row)) total++;
+
+      const items: SessionRecord[] = [];
+      let skipped = 0;
+      if (limit > 0) {
+        for (const row of index.from(query.after)) {
+          if (!matches(row)) continue;
+          if (skipped < offset) {
+            skipped++;
+            continue;
+          }
+          items.push(read(row));
+          if (items.length >= limit) break;
+        }
       }
-      matching.sort(newestFirst);
-      return { items: matching.slice(offset, offset + limit).map(read), total: matching.length };
+      return { items, total };
     },
 
     async listChildren(parentSessionId, filter) {
@@ -179,21 +274,43 @@ export function createMemorySessionStore(onRetired?: SessionRetired): MemorySess
     },
 
     async update(id, patch) {
+      checkSessionPatch(patch);
       const row = sessions.get(id);
       if (!row) return null;
-      // Only the two mutable fields are read from the patch; owner fields cannot be smuggled in.
-      const { title, metadata } = patch;
-      if (title !== undefined) checkString(title, "session title");
-      if (metadata !== undefined) checkJsonObject(metadata, "session metadata");
-      if (title !== undefined || metadata !== undefined) {
-        const record = read(row);
-        if (title !== undefined) record.title = title;
-        if (metadata !== undefined) record.metadata = metadata;
-        // Stored as text, so the caller's metadata object is not kept.
-        row.text = jsonText(record, "session");
-        row.ephemeral = isEphemeral(record.metadata);
-      }
+      // Only the mutable fields are read from the patch; owner fields cannot be smuggled in.
+      const { title, metadata, metadataPatch } = patch;
+      if (title === undefined && metadata === undefined && metadataPatch === undefined) return read(row);
+      const record = read(row);
+      if (title === null) delete record.title;
+      else if (title !== undefined) record.title = title;
+      if (metadata !== undefined) record.metadata = metadata;
+      // Merged into what is stored now, with no await since the read: a concurrent patch of another key is kept.
+      if (metadataPatch !== undefined) record.metadata = mergeMetadata(record.metadata, metadataPatch);
+      // Stored as text, so the caller's objects are not kept; a value JSON cannot hold throws before the write.
+      row.text = jsonText(record, "session");
+      row.ephemeral = isEphemeral(record.metadata);
       return read(row);
+    },
+
+    async markDeleting(id) {
+      const row = sessions.get(id);
+      if (!row) return false;
+      if (row.deleting) return true;
+      const record = read(row);
+      record.deleting = true;
+      row.text = jsonText(record, "session");
+      row.deleting = true;
+      deletingCount++;
+      return true;
+    },
+
+    async remove(id) {
+      const row = sessions.get(id);
+      if (!row) return null;
+      // Everything under the session, then the record, with no await in between.
+      const parts = hooks.removeParts?.(id) ?? NOTHING_ELSE;
+      forget(row);
+      return { ...parts };
     },
   };
 }

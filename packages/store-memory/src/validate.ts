@@ -29,6 +29,13 @@ export function checkPrefix(prefix: string | undefined): string {
   return prefix;
 }
 
+/** The key a keyset page starts after (`undefined` when not given). */
+export function checkAfter(after: string | undefined): string | undefined {
+  if (after !== undefined && typeof after !== "string")
+    throw new TypeError("store-memory: a list's after must be a key string.");
+  return after;
+}
+
 export function checkCondition(condition: WriteCondition): void {
   const ok =
     typeof condition === "object" &&

@@ -59,11 +59,11 @@ describe("docs/resources.md example", () => {
     expect(isListedInManifest(notes)).toBe(true);
     const log: string[] = [];
     notes.onInstanceCreated?.(
-      "n1",
+      "notes/n1",
       { title: "Hello", pinned: false },
       { log: (m) => log.push(m), scopeType: "user" },
     );
-    expect(log).toEqual(["note n1 created: Hello"]);
+    expect(log).toEqual(["note notes/n1 created: Hello"]);
     expect(jobs.compiledPattern.toPath({ project: "p1", job: "j1" })).toBe("p1/jobs/j1");
     expect(projectClientData(jobs, { status: "done", url: "secret", errorMessage: null })).toEqual({
       status: "done",

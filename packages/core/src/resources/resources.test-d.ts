@@ -152,13 +152,13 @@ describe("option typing", () => {
     defineResourceCollection({ pattern: "n/*", scope: "team" });
   });
 
-  it("instance hooks get the key type of the pattern", () => {
+  it("instance hooks get the full storage key, a string for every pattern", () => {
     defineResourceCollection({
       pattern: "[topic]/notes/[id]",
       scope: "session",
       stateSchema: noteSchema,
       onInstanceCreated: (key, state, ctx) => {
-        expectTypeOf(key).toEqualTypeOf<Record<"topic" | "id", string>>();
+        expectTypeOf(key).toEqualTypeOf<string>();
         expectTypeOf(state).toEqualTypeOf<Note>();
         expectTypeOf(ctx.scopeType).toEqualTypeOf<"session" | "user" | "org">();
       },

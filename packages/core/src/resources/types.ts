@@ -143,14 +143,20 @@ export interface CollectionOptions<
   prefetchMode?: PrefetchMode;
   /** Number of first items (storage-key order) inlined in the snapshot. @default 0 */
   prefetchWindow?: number;
-  onInstanceCreated?: (key: PatternKey<TPattern>, state: z.output<TSchema>, ctx: InstanceHookContext) => void;
+  /**
+   * After an instance was created. `key` is its full storage key (`notes/a` for pattern `notes/*`, `t1/notes` for
+   * `[topic]/notes`), as list pages, events and client answers name items.
+   */
+  onInstanceCreated?: (key: string, state: z.output<TSchema>, ctx: InstanceHookContext) => void;
+  /** After an instance's state changed; `key` is its full storage key. */
   onInstanceUpdated?: (
-    key: PatternKey<TPattern>,
+    key: string,
     state: z.output<TSchema>,
     prevState: z.output<TSchema>,
     ctx: InstanceHookContext,
   ) => void;
-  onInstanceDeleted?: (key: PatternKey<TPattern>, ctx: InstanceHookContext) => void;
+  /** After an instance was deleted (an eviction too); `key` is its full storage key. */
+  onInstanceDeleted?: (key: string, ctx: InstanceHookContext) => void;
   /** Session scope only. @default false */
   sharedToLineage?: boolean;
   /** User and org scope only. @default false */
@@ -215,9 +221,10 @@ export interface CollectionDefinition<TState = JsonObject> extends DefinitionCom
   readonly eviction: Eviction;
   readonly prefetchMode: PrefetchMode;
   readonly prefetchWindow: number;
-  onInstanceCreated?(key: CollectionKey, state: TState, ctx: InstanceHookContext): void;
-  onInstanceUpdated?(key: CollectionKey, state: TState, prevState: TState, ctx: InstanceHookContext): void;
-  onInstanceDeleted?(key: CollectionKey, ctx: InstanceHookContext): void;
+  /** `key` is the instance's full storage key (`notes/a`), in every hook. */
+  onInstanceCreated?(key: string, state: TState, ctx: InstanceHookContext): void;
+  onInstanceUpdated?(key: string, state: TState, prevState: TState, ctx: InstanceHookContext): void;
+  onInstanceDeleted?(key: string, ctx: InstanceHookContext): void;
   readonly sharedToLineage: boolean;
   readonly flowIsolation: boolean;
   readonly ref: string | undefined;

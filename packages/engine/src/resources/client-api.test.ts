@@ -289,10 +289,25 @@ describe.each(STORE_FACTORIES)("client resource API ($name store)", (factory) =>
         { topic: "files/p/1/a", clientData: { title: "untitled", secret: "s" } },
         { topic: "files/p/1/b", clientData: { title: "untitled", secret: "s" } },
       ],
-      pagination: { offset: 0, limit: 2, total: 3, hasMore: true, nextOffset: 2 },
+      pagination: {
+        offset: 0,
+        limit: 2,
+        total: 3,
+        hasMore: true,
+        nextOffset: 2,
+        nextCursor: expect.any(String),
+      },
     });
+    // The last page's nextOffset is where it ends (offset + items), not null; hasMore says it is the last.
     const last = await api.listItems("files", { limit: 2, offset: 2, topicPrefix: "files/p/" });
-    expect(last.pagination).toEqual({ offset: 2, limit: 2, total: 3, hasMore: false, nextOffset: null });
+    expect(last.pagination).toEqual({
+      offset: 2,
+      limit: 2,
+      total: 3,
+      hasMore: false,
+      nextOffset: 3,
+      nextCursor: null,
+    });
     expect((await api.listItems("files")).pagination).toMatchObject({ limit: 50, total: 4 });
     expect((await api.listItems("files", { limit: 1000 })).pagination).toMatchObject({ limit: 200 });
     for (const limit of ["x", "-1", "0", "1.5"]) {

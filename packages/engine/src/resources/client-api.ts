@@ -7,9 +7,11 @@ import {
   type JsonValue,
   projectionOf,
 } from "@flowrt/core";
-import { badRequest, type ListQuery, parsePagination, readCreateBody } from "./client-input.js";
+import { badRequest, type ListQuery, parsePageWindow, parsePagination, readCreateBody } from "./client-input.js";
 import { itemJson, pageJson, pageText, readRecordText } from "./client-json.js";
 import { CollectionRuntime } from "./collection.js";
+import { decodeCursor, encodeCursor } from "./collection-cursor.js";
+import type { KeyPage, PageWindow } from "./collection-keys.js";
 import type { TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { clientDataOf } from "./events.js";
@@ -23,18 +25,38 @@ export interface ListItem {
   clientData?: JsonValue;
 }
 
-export type ListPage =
-  | {
-      items: ListItem[];
-      pagination: {
-        offset: number;
-        limit: number;
-        total: number;
-        hasMore: boolean;
-        nextOffset: number | null;
-      };
-    }
-  | { items: ListItem[]; pagination: { limit: number; cursor: string | null; nextCursor: string | null } };
+/** `pagination` of a collection page by offset; `nextCursor` continues it by cursor from where it ends. */
+export interface OffsetPagination {
+  offset: number;
+  limit: number;
+  total: number;
+  hasMore: boolean;
+  /** `offset` plus the items the page covers, also on the last page. */
+  nextOffset: number;
+  /** The cursor of the next page; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+/** `pagination` of a collection page by cursor (`cursor` is the one the page was asked with). */
+export interface CursorPagination {
+  limit: number;
+  cursor: string;
+  nextCursor: string | null;
+  total: number;
+  hasMore: boolean;
+}
+
+/** `pagination` of an external collection's page: the app's own cursors. */
+export interface ExternalPagination {
+  limit: number;
+  cursor: string | null;
+  nextCursor: string | null;
+}
+
+export type ListPage = {
+  items: ListItem[];
+  pagination: OffsetPagination | CursorPagination | ExternalPagination;
+};
 
 /** The operations behind the HTTP resource endpoints; each returns plain data or throws a `FlowError`. */
 export interface ClientResourceApi {
@@ -219,28 +241,40 @@ class ClientResources implements ClientResourceApi, TemplateSource {
         pagination: { limit, cursor: query.cursor ?? null, nextCursor: page.nextCursor ?? null },
       };
     }
-    const { limit, offset } = parsePagination(query);
-    const prefix = fullKeyPrefix(runtime.def.compiledPattern.literalPrefix, query.topicPrefix);
-    if (prefix === null) {
-      return { items: [], pagination: { offset, limit, total: 0, hasMore: false, nextOffset: null } };
-    }
-    const pagination = (count: number, total: number) => {
-      const hasMore = offset + count < total;
-      return { offset, limit, total, hasMore, nextOffset: hasMore ? offset + count : null };
-    };
+    const request = parsePageWindow(query);
+    const { limit } = request;
     const def = runtime.def;
+    const prefix = fullKeyPrefix(def.compiledPattern.literalPrefix, query.topicPrefix);
+    // A cursor is made for one collection and one full-key prefix (a `topicPrefix` that diverges from the
+    // collection's keys lists nothing, and no page of it hands out a cursor).
+    const target = {
+      flowKind: this.ctx.flow.kind,
+      ref,
+      prefix: prefix === null ? (query.topicPrefix as string) : def.compiledPattern.listPrefix(prefix),
+    };
+    const window: PageWindow =
+      request.offset !== undefined ? { offset: request.offset } : { after: decodeCursor(target, request.cursor) };
+    const pagination = (page: Omit<KeyPage<unknown>, "records">): OffsetPagination | CursorPagination => {
+      const { total, hasMore } = page;
+      const nextCursor = hasMore && page.lastKey !== undefined ? encodeCursor(target, page.lastKey) : null;
+      if ("after" in window) return { limit, cursor: request.cursor as string, nextCursor, total, hasMore };
+      const { offset } = window;
+      return { offset, limit, total, hasMore, nextOffset: offset + page.covered, nextCursor };
+    };
+    if (prefix === null) {
+      const empty = { total: 0, hasMore: false, lastKey: undefined, covered: 0 };
+      return { items: [], pagination: pagination(empty) };
+    }
     // Without a projection an item's clientData is its whole state (state.read holds here): the stored text.
     const text =
-      asText && projectionOf(def) === undefined ? await pageText(runtime, prefix, offset, limit) : null;
-    if (text !== null) {
-      return pageJson(text.records, pagination(text.records.length, text.total));
-    }
-    const { records, total } = await runtime.page(prefix, offset, limit);
+      asText && projectionOf(def) === undefined ? await pageText(runtime, prefix, window, limit) : null;
+    if (text !== null) return pageJson(text.records, pagination(text));
+    const page = await runtime.page(prefix, window, limit);
     return {
-      items: records.map((record) =>
+      items: page.records.map((record) =>
         withData({ topic: record.key }, clientDataOf(this.ctx, def, ref, record.state, true)),
       ),
-      pagination: pagination(records.length, total),
+      pagination: pagination(page),
     };
   }
 

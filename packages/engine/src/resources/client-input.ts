@@ -13,7 +13,10 @@ export interface ListQuery {
   offset?: number | string;
   /** Full storage-key prefix (e.g. `artifacts/projects/p1`). */
   topicPrefix?: string;
-  /** External collections only: the opaque cursor of the app's previous page. */
+  /**
+   * The opaque `pagination.nextCursor` of the previous page: a page by cursor starts after the key that page ended
+   * on (keyset). For an external collection, the app's own cursor, handed to its `search`. Not with `offset`.
+   */
   cursor?: string;
 }
 
@@ -38,6 +41,29 @@ function readInteger(name: string, raw: number | string | undefined, fallback: n
 export function parsePagination(query: ListQuery): { limit: number; offset: number } {
   const limit = readInteger("limit", query.limit, DEFAULT_PAGE_LIMIT, 1);
   return { limit: Math.min(limit, MAX_PAGE_LIMIT), offset: readInteger("offset", query.offset, 0) };
+}
+
+/**
+ * The window of a collection page: `limit` as {@link parsePagination} reads it, and either an `offset` (default 0) or
+ * the `cursor` of a previous page (still to be decoded against the collection).
+ * @throws FlowError `invalid-pagination` for a bad `limit` or `offset`, and for `cursor` and `offset` together (400,
+ * `details.field: "offset"`): a page starts at one place.
+ */
+export function parsePageWindow(
+  query: ListQuery,
+): { limit: number; offset: number; cursor: undefined } | { limit: number; offset: undefined; cursor: string } {
+  if (query.cursor === undefined) return { ...parsePagination(query), cursor: undefined };
+  if (typeof query.cursor !== "string") {
+    throw new FlowError("invalid-pagination", "cursor must be a string.", { details: { field: "cursor" } });
+  }
+  if (query.offset !== undefined) {
+    throw new FlowError(
+      "invalid-pagination",
+      "Pass either offset or cursor, not both: a page by cursor starts where the cursor's page ended.",
+      { details: { field: "offset" } },
+    );
+  }
+  return { limit: parsePagination({ limit: query.limit }).limit, offset: undefined, cursor: query.cursor };
 }
 
 /**

@@ -8,20 +8,21 @@
 
 import type { ResourceStateTextRecord } from "@flowrt/core";
 import type { CollectionRuntime } from "./collection.js";
+import type { KeyPage, PageWindow } from "./collection-keys.js";
 
 /**
- * A collection page with each state as the JSON text the store holds (no parse), for a caller that only passes the
- * states on; `null` when the store has no text reads.
+ * A collection page (from an offset or after a key) with each state as the JSON text the store holds (no parse), for
+ * a caller that only passes the states on; `null` when the store has no text reads.
  */
 export function pageText(
   runtime: CollectionRuntime,
   prefix: string | undefined,
-  offset: number,
+  window: PageWindow,
   limit: number,
-): Promise<{ records: ResourceStateTextRecord[]; total: number }> | null {
+): Promise<KeyPage<ResourceStateTextRecord>> | null {
   const store = runtime.store;
   if (store.listText === undefined) return null;
-  return runtime.keys.page((address, options) => store.listText!(address, options), prefix, offset, limit);
+  return runtime.keys.page((address, options) => store.listText!(address, options), prefix, window, limit);
 }
 
 /** A live item's record with its state as JSON text; `undefined` when the store has no text reads. */

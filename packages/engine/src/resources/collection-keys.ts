@@ -10,6 +10,50 @@ import type {
 /** A store listing: `list`, or `listText` for pages that pass the stored text on. */
 export type Lister<R> = (address: ScopeAddress, options: ListOptions) => Promise<Page<R>>;
 
+/** Where a page starts: after `offset` items, or (keyset) after the key `after` in key order. */
+export type PageWindow = { offset: number } | { after: string };
+
+/** A page of a collection's records, and what its `pagination` says. */
+export interface KeyPage<R> {
+  records: R[];
+  /** Every item under the prefix, wherever the page starts. */
+  total: number;
+  /** Whether items follow the page. */
+  hasMore: boolean;
+  /** Where the page ends in key order (the next page by cursor starts after it); `undefined` when it is empty. */
+  lastKey: string | undefined;
+  /** How many listing positions the page covers: the next page by offset starts at `offset + covered`. */
+  covered: number;
+}
+
+/**
+ * A page's accounting. An offset page has more when its window ends before `total`; a keyset page (its `total`
+ * counts the keys before it too) when the listing held a key beyond the page (`beyond`).
+ */
+function finish<R>(
+  window: PageWindow,
+  records: R[],
+  total: number,
+  covered: number,
+  lastKey: string | undefined,
+  beyond: boolean,
+): KeyPage<R> {
+  const hasMore = "after" in window ? beyond : window.offset + covered < total;
+  return { records, total, hasMore, lastKey, covered };
+}
+
+/** How many of `records` (in key order) have a key at or before `key`: the index of the first one after it. */
+function keysUpTo(records: readonly { key: string }[], key: string): number {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (records[middle]!.key <= key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** A compiled pattern never changes: whether it is one-level is worked out once. */
 const oneLevelPatterns = new WeakMap<object, boolean>();
 
@@ -53,71 +97,102 @@ export class CollectionKeys {
     this.oneLevel = isOneLevel(def.compiledPattern);
   }
 
-  /** Live records under a full-key prefix, in key order, and how many there are, listed by `list`. */
+  /**
+   * Live records under a full-key prefix, in key order, and how many there are, listed by `list`: the window from an
+   * `offset`, or (keyset) the keys `after` one, each at most `limit` long.
+   */
   async page<R extends { key: string }>(
     list: Lister<R>,
     prefix: string | undefined,
-    offset: number,
+    window: PageWindow,
     limit: number | undefined,
-  ): Promise<{ records: R[]; total: number }> {
+  ): Promise<KeyPage<R>> {
     const pattern = this.def.compiledPattern;
     const listPrefix = pattern.listPrefix(prefix);
-    if (this.oneLevel) return this.leafPage(list, listPrefix, offset, limit);
+    if (this.oneLevel) return this.leafPage(list, listPrefix, window, limit);
     if (pattern.kind === "deep" && pattern.literalPrefix !== "") {
+      // One more key than the page tells a keyset page whether more follow; an offset page has its total for that.
+      const extra = "after" in window && limit !== undefined ? 1 : 0;
       const page = await list(this.address, {
         prefix: listPrefix,
-        offset,
-        ...(limit === undefined ? {} : { limit }),
+        ...window,
+        ...(limit === undefined ? {} : { limit: limit + extra }),
       });
-      const records = page.items.filter((r) => pattern.matches(r.key));
-      return { records, total: page.total };
+      // Keys under the prefix the pattern does not match (an empty segment) hold a position but are no item.
+      const scanned = limit === undefined ? page.items : page.items.slice(0, limit);
+      return finish(
+        window,
+        scanned.filter((r) => pattern.matches(r.key)),
+        page.total,
+        scanned.length,
+        scanned.at(-1)?.key,
+        page.items.length > scanned.length,
+      );
     }
     const all = (await list(this.address, { prefix: listPrefix })).items.filter((r) =>
       pattern.matches(r.key),
     );
-    return {
-      records: all.slice(offset, limit === undefined ? undefined : offset + limit),
-      total: all.length,
-    };
+    const from = "after" in window ? keysUpTo(all, window.after) : window.offset;
+    const records = all.slice(from, limit === undefined ? undefined : from + limit);
+    return finish(
+      window,
+      records,
+      all.length,
+      records.length,
+      records.at(-1)?.key,
+      from + records.length < all.length,
+    );
   }
 
   /**
    * A page of a one-level collection from the store's `leaf` listing. The only key of that listing that is not an
    * item is the literal prefix itself (`items/`: an empty segment, e.g. a single resource stored there), listed only
    * for exactly that prefix and first in key order when present. The page asks for one record more, so it is whole
-   * with or without that key in front; from offset 0 the page shows whether the key is there, from further on one
-   * point read beside the page does.
+   * with or without that key in front (and a keyset page knows whether more follow); from offset 0 the page shows
+   * whether the key is there, from further on (and by cursor: every key after another under the prefix comes after
+   * the prefix itself) one point read beside the page does.
    */
   private async leafPage<R extends { key: string }>(
     listPage: Lister<R>,
     listPrefix: string,
-    offset: number,
+    window: PageWindow,
     limit: number | undefined,
-  ): Promise<{ records: R[]; total: number }> {
+  ): Promise<KeyPage<R>> {
     const literalPrefix = this.def.compiledPattern.literalPrefix;
     // A prefix with a "/" past the literal prefix reaches below the items: nothing there matches.
-    if (listPrefix.includes("/", literalPrefix.length)) return { records: [], total: 0 };
-    const window = (extra: number) => (limit === undefined ? { offset } : { offset, limit: limit + extra });
+    if (listPrefix.includes("/", literalPrefix.length)) return finish(window, [], 0, 0, undefined, false);
     const list = (extra: number) =>
-      listPage(this.address, { prefix: listPrefix, leaf: true, ...window(extra) });
-    if (listPrefix !== literalPrefix) {
-      const { items, total } = await list(0);
-      return { records: items, total };
-    }
-    const [{ items, total }, folderListed] =
-      offset === 0
-        ? await list(1).then((page) => [page, page.items[0]?.key === listPrefix] as const)
-        : await Promise.all([
-            list(1),
-            this.store.getState(this.address, listPrefix).then((record) => record !== null),
-          ]);
+      listPage(this.address, {
+        prefix: listPrefix,
+        leaf: true,
+        ...window,
+        ...(limit === undefined ? {} : { limit: limit + extra }),
+      });
+    const keyset = "after" in window;
+    const [{ items, total }, folderListed, folderCounted] =
+      listPrefix !== literalPrefix
+        ? await list(keyset ? 1 : 0).then((page) => [page, false, false] as const)
+        : !keyset && window.offset === 0
+          ? await list(1).then((page) => {
+              const listed = page.items[0]?.key === listPrefix;
+              return [page, listed, listed] as const;
+            })
+          : await Promise.all([
+              list(1),
+              this.store.getState(this.address, listPrefix).then((record) => record !== null),
+            ]).then(([page, folder]) => [page, folder && !keyset, folder] as const);
     // With the prefix key at leaf position 0, item i sits at position i + 1: the first record listed is the prefix
-    // key (offset 0) or the item before the page.
-    const records = folderListed ? items.slice(1) : items;
-    return {
-      records: limit === undefined ? records : records.slice(0, limit),
-      total: folderListed ? Math.max(0, total - 1) : total,
-    };
+    // key (offset 0) or the item before the page. A keyset page starts after a key beyond the prefix: never there.
+    const listed = folderListed ? items.slice(1) : items;
+    const records = limit === undefined ? listed : listed.slice(0, limit);
+    return finish(
+      window,
+      records,
+      folderCounted ? Math.max(0, total - 1) : total,
+      records.length,
+      records.at(-1)?.key,
+      listed.length > records.length,
+    );
   }
 
   /** How many items the collection holds, counted in the store wherever the pattern allows. */
@@ -132,8 +207,9 @@ export class CollectionKeys {
     }
     if (pattern.kind === "deep" && pattern.literalPrefix !== "")
       return this.store.count(this.address, pattern.literalPrefix);
-    return (await this.page((address, options) => this.store.list(address, options), undefined, 0, undefined))
-      .total;
+    return (
+      await this.page((address, options) => this.store.list(address, options), undefined, { offset: 0 }, undefined)
+    ).total;
   }
 
   /**

@@ -343,11 +343,11 @@ describe.each(STORE_FACTORIES)("collections ($name store)", (factory) => {
     await item.incState({ n: 1 });
     await h.hooked.delete("a");
     expect(calls).toEqual([
-      ["created", "a", 1, "session"],
-      ["updated", "a", 2, 1],
-      ["deleted", "a", "session"],
+      ["created", "h/a", 1, "session"],
+      ["updated", "h/a", 2, 1],
+      ["deleted", "h/a", "session"],
     ]);
-    expect(logs.some((l) => l.message === "made a")).toBe(true);
+    expect(logs.some((l) => l.message === "made h/a")).toBe(true);
   });
 
   it("a hook that is async anyway (its promise rejects) is logged like a throw, never an unhandled rejection", async () => {

@@ -18,7 +18,7 @@ import { acceptState, refuseNonJson, StateCell } from "../state/state-cell.js";
 import { resourceCellBackend } from "./cell-backends.js";
 import { makeRoom } from "./collection-eviction.js";
 import { createCollectionHandle } from "./collection-handle.js";
-import { CollectionKeys } from "./collection-keys.js";
+import { CollectionKeys, type KeyPage, type PageWindow } from "./collection-keys.js";
 import { renderContent, type TemplateSource } from "./content.js";
 import type { ResourceRuntimeContext } from "./context.js";
 import { announceChange, type ResourceChange } from "./events.js";
@@ -142,15 +142,16 @@ export class CollectionRuntime implements ContentOwner {
   }
 
   /**
-   * Live instance records under a full-key prefix, in key order, and how many there are: asked of the store as
-   * {@link CollectionKeys} says the pattern allows (a `maxInstances` eviction reads every instance, to sort them).
+   * Live instance records under a full-key prefix, in key order, and how many there are, from an offset or after a
+   * key: asked of the store as {@link CollectionKeys} says the pattern allows (a `maxInstances` eviction reads every
+   * instance, to sort them).
    */
   async page(
     prefix: string | undefined,
-    offset = 0,
+    window: PageWindow = { offset: 0 },
     limit?: number,
-  ): Promise<{ records: ResourceStateRecord[]; total: number }> {
-    return this.keys.page((address, options) => this.store.list(address, options), prefix, offset, limit);
+  ): Promise<KeyPage<ResourceStateRecord>> {
+    return this.keys.page((address, options) => this.store.list(address, options), prefix, window, limit);
   }
 
   /** One live record read by `read`, or `instance-not-found`; an LRU collection records the access. */
@@ -250,7 +251,8 @@ export class CollectionRuntime implements ContentOwner {
   ): Promise<void> {
     const hook = created ? this.def.onInstanceCreated : this.def.onInstanceUpdated;
     if (hook !== undefined) {
-      const key = this.def.compiledPattern.fromPath(identity.path, this.accessor);
+      // Hooks name the item by its full storage key (`notes/a`), as every answer and event does.
+      const key = identity.path;
       if (created)
         this.runHook("onInstanceCreated", () => this.def.onInstanceCreated?.(key, next, this.hookContext));
       else
@@ -304,11 +306,10 @@ export class CollectionRuntime implements ContentOwner {
     return true;
   }
 
-  /** After a committed delete of the instance at `path`: the hook, then the announcement. */
+  /** After a committed delete (an eviction's too) of the instance at `path`: the hook, then the announcement. */
   async removed(path: string): Promise<void> {
     this.instances.delete(path);
-    const key = this.def.compiledPattern.fromPath(path, this.accessor);
-    this.runHook("onInstanceDeleted", () => this.def.onInstanceDeleted?.(key, this.hookContext));
+    this.runHook("onInstanceDeleted", () => this.def.onInstanceDeleted?.(path, this.hookContext));
     await this.announce("deleted", path);
   }
 

@@ -1,9 +1,12 @@
 export { orgMissingError, resourceAddress, scopeStateAddress } from "./address.js";
 export {
   type ClientResourceApi,
+  type CursorPagination,
   createClientResourceApi,
+  type ExternalPagination,
   type ListItem,
   type ListPage,
+  type OffsetPagination,
 } from "./client-api.js";
 export { DEFAULT_PAGE_LIMIT, type ListQuery, MAX_PAGE_LIMIT, parsePagination } from "./client-input.js";
 export { editableTemplateWarnings } from "./content.js";

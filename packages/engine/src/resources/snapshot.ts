@@ -110,7 +110,7 @@ async function collectionEntry(
 ): Promise<SnapshotCollectionEntry> {
   const window = runtime.def.prefetchWindow;
   if (window <= 0) return { count: await runtime.countAll() };
-  const { records, total } = await runtime.page(undefined, 0, window);
+  const { records, total } = await runtime.page(undefined, { offset: 0 }, window);
   const withData = clientPermissions(runtime.def).state.read;
   const prefetched = records.map((record) => {
     const item: { topic: string; clientData?: JsonValue } = { topic: record.key };

@@ -214,7 +214,7 @@ function report(kind: PagesStoreKind, runs: ServerRun[], rss: number[]) {
       "offset n/2 p99 µs": o99,
       "cursor at 0.9n p50 µs": c50,
       "cursor at 0.9n p99 µs": c99,
-      "load s": Number(run.server.populateSec.toFixed(1)),
+      "load s": run.server.populateSec,
       "server RSS MiB": Math.round(rss[i]! / 2 ** 20),
     };
   });

@@ -118,7 +118,7 @@ async function pageKinds(client: PageClient, server: PagesChild): Promise<PageKi
   return kinds;
 }
 
-async function timedRequests(client: PageClient, _server: PagesChild, path: string, count: number) {
+async function timedRequests(client: PageClient, path: string, count: number) {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const answer = await client.get(path);
@@ -151,9 +151,9 @@ async function measureStore(kind: PagesStoreKind, sizes: number[], env: Record<s
         const client = clients[i]!;
         for (const pageKind of rotate(run.kinds, round)) {
           if (pageKind.path === null) continue;
-          await timedRequests(client, run.server, pageKind.path, warmup);
+          await timedRequests(client, pageKind.path, warmup);
           const before = await run.server.usage();
-          const times = await timedRequests(client, run.server, pageKind.path, requests);
+          const times = await timedRequests(client, pageKind.path, requests);
           const after = await run.server.usage();
           const figures = run.figures.get(pageKind.name) ?? {
             samplesMs: [],

@@ -58,6 +58,27 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
     "fencing/peer-claim",
   ],
   "refuses-current-epoch": ["fencing/current-epoch", "fencing/stale-epoch", "fencing/peer-claim"],
+  "patch-replaces-metadata": ["sessions/patch", "sessions/patch-concurrent"],
+  "patch-merges-deep": ["sessions/patch"],
+  "keeps-null-title": ["sessions/patch"],
+  "racy-metadata-patch": ["sessions/patch-concurrent"],
+  "lists-deleting-sessions": ["sessions/mark-deleting"],
+  "lists-from-after-inclusive": [
+    "sessions/mark-deleting",
+    "sessions/list-after",
+    "requests/list-by-session-after",
+  ],
+  "remove-keeps-other-buckets": ["session-removal/everything", "scope-removal/user", "scope-removal/org"],
+  "remove-keeps-tombstones": ["session-removal/everything", "scope-removal/user", "scope-removal/org"],
+  "remove-keeps-events": ["session-removal/everything", "requests/remove-by-user"],
+  "remove-by-owner-id": ["session-removal/others-untouched", "scope-removal/user", "scope-removal/org"],
+  "remove-takes-children": ["session-removal/others-untouched"],
+  "session-requests-oldest-first": ["requests/list-by-session", "requests/list-by-session-after"],
+  "remove-by-user-ignores-org": ["requests/remove-by-user"],
+  "remove-scope-keeps-resources": ["scope-removal/user", "scope-removal/org"],
+  "remove-scope-by-id-prefix": ["scope-removal/user", "scope-removal/org"],
+  "keyset-includes-after": ["resources/list-after", "resources/list-after-pages"],
+  "keyset-narrows-total": ["resources/list-after"],
 };
 
 function caseNamed(name: ConformanceCaseName) {

@@ -10,7 +10,7 @@ import { DocTable } from "./internal/doc-table.js";
 import { FenceGate } from "./internal/fence-gate.js";
 import { FsContext } from "./internal/fs-context.js";
 import { KeyedMutex } from "./internal/keyed-mutex.js";
-import { SessionScopes } from "./internal/session-scopes.js";
+import { ScopeBuckets } from "./internal/scope-buckets.js";
 import { FsRequestStore } from "./request-store.js";
 import { FsResourceStore } from "./resource-store.js";
 import { FsScopeStateStore } from "./scope-state-store.js";
@@ -64,25 +64,25 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
   resolveRetention(options.retention, "createFsStores");
   const ctx = new FsContext(options.dir, options.fsync ?? true);
   const mutex = new KeyedMutex();
-  const sessionScopes = new SessionScopes(ctx, mutex);
+  const scopeBuckets = new ScopeBuckets(ctx, mutex);
   const requestTable = new DocTable<RequestRecord>(ctx, "requests");
   const fences = new FenceGate(requestTable);
-  const sessions = new FsSessionStore(ctx, mutex);
-  const scopeState = new FsScopeStateStore(ctx, mutex, sessionScopes, fences);
-  const resources = new FsResourceStore(ctx, mutex, sessionScopes, fences);
+  const resources = new FsResourceStore(ctx, mutex, scopeBuckets, fences);
+  const scopeState = new FsScopeStateStore(ctx, mutex, scopeBuckets, fences, resources);
+  // A removed session takes its requests first, then its session-scope data, then (in the session store) the
+  // record: a crash in between leaves the record, marked deleting, for a second call to finish.
+  const sessions = new FsSessionStore(ctx, mutex, async (sessionId) => ({
+    ...(await requests.removeSession(sessionId)),
+    ...(await scopeState.removeOwner("session", sessionId)),
+  }));
   // An ephemeral session goes with its last request, and its session-scope data first (a crash in
   // between leaves the session without its data, never data nothing points to any more).
   const requests = new FsRequestStore(ctx, mutex, requestTable, fences, async (sessionIds) => {
     for (const id of sessionIds) {
       const session = await sessions.get(id);
       if ((session?.metadata as { ephemeral?: unknown } | undefined)?.ephemeral !== true) continue;
-      const buckets = await sessionScopes.read(id);
-      for (const bucket of buckets.scopeState)
-        await scopeState.drop({ scope: "session", scopeId: id, bucket });
-      for (const bucket of buckets.resources)
-        await resources.dropBucket({ scope: "session", scopeId: id, bucket });
-      await sessionScopes.remove(id, buckets);
-      await sessions.remove(id);
+      await scopeState.removeOwner("session", id);
+      await sessions.removeRecord(id);
     }
   });
 

@@ -93,12 +93,18 @@ export class FsRequestEvents {
     };
   }
 
-  /** Removes a request's log (retention). Call under the request's lock. */
-  async remove(requestId: string): Promise<void> {
+  /**
+   * Removes a request's log (retention, removals). Call under the request's lock and its log's. With `count`,
+   * resolves how many events the log held (it is read first); without it, 0.
+   */
+  async remove(requestId: string, count = false): Promise<number> {
     const state = this.states.get(requestId);
     if (state) await state.log.flush();
     this.states.delete(requestId);
-    await this.ctx.remove(this.fileOf(requestId));
+    const file = this.fileOf(requestId);
+    const held = count ? (await readJsonLines<RequestEvent>(file, { repair: false })).length : 0;
+    await this.ctx.remove(file);
+    return held;
   }
 
   async flush(): Promise<void> {

@@ -19,6 +19,7 @@ import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { LazyLoad } from "./internal/lazy-load.js";
 import { mapLimit } from "./internal/map-limit.js";
+import { RequestSummaries, summaryOf } from "./internal/request-summaries.js";
 import {
   assertCount,
   assertJsonObject,
@@ -28,9 +29,6 @@ import {
 } from "./internal/validate.js";
 import { FsRequestEvents } from "./request-events.js";
 
-/** What listing and retention need of a request, kept in memory; the record stays on disk. */
-type Summary = Pick<RequestRecord, "id" | "sessionId" | "status" | "durable" | "createdAt" | "completedAt">;
-
 /** Called by retention with the sessions whose last stored request it removed. */
 export type SessionsEmptied = (sessionIds: string[]) => Promise<void>;
 
@@ -38,14 +36,14 @@ const TERMINAL = new Set<RequestStatus>(TERMINAL_REQUEST_STATUSES);
 
 /**
  * Requests (one file per id under `requests/`), their event logs and the active registry.
- * Summaries for `listByStatus` and `purgeFinished` are built by reading the folder once, on the
- * first such call of this instance.
+ * Summaries for `listByStatus`, `listBySession`, `purgeFinished` and the removals are built by reading the
+ * folder once, on the first such call of this instance.
  */
 export class FsRequestStore implements RequestStore {
   private readonly events: FsRequestEvents;
   private readonly active: FsActiveRegistry;
   private readonly summaries = new LazyLoad(() =>
-    this.table.scan().then((docs) => new Map(docs.map((doc) => [doc.id, summaryOf(doc.data)] as const))),
+    this.table.scan().then((docs) => new RequestSummaries(docs.map((doc) => summaryOf(doc.data)))),
   );
 
   /**
@@ -121,6 +119,58 @@ export class FsRequestStore implements RequestStore {
     return records.filter((record): record is RequestRecord => record !== null);
   }
 
+  async listBySession(
+    sessionId: string,
+    options: { limit: number; after?: { createdAt: string; id: string } },
+  ): Promise<RequestRecord[]> {
+    assertString(sessionId, "sessionId");
+    assertJsonObject(options, "options");
+    assertCount(options.limit, "limit");
+    const after = options.after;
+    if (after !== undefined) {
+      assertJsonObject(after, "after");
+      assertString(after.createdAt, "after.createdAt");
+      assertString(after.id, "after.id");
+    }
+    const summaries = await this.loadSummaries();
+    const ids = summaries.ofSession(sessionId, options.limit ?? Number.POSITIVE_INFINITY, after);
+    const records = await mapLimit(ids, 32, (id) => this.table.read(id));
+    return records.filter((record): record is RequestRecord => record !== null);
+  }
+
+  async removeByUser(userId: string, options: { orgId?: string } = {}): Promise<number> {
+    assertString(userId, "userId");
+    assertJsonObject(options, "options");
+    if (options.orgId !== undefined) assertString(options.orgId, "orgId");
+    const { orgId } = options;
+    const summaries = await this.loadSummaries();
+    let removed = 0;
+    for (const id of summaries.ofUser(userId, orgId)) {
+      const gone = await this.removeRequest(
+        id,
+        (record) => record.userId === userId && (orgId === undefined || record.orgId === orgId),
+      );
+      if (gone !== null) removed++;
+    }
+    return removed;
+  }
+
+  /**
+   * Removes every request that ran in a session, each with its event log and active entry (the record last, so a
+   * removal cut short leaves the record and a second call finds it). Counts the requests and their events.
+   */
+  async removeSession(sessionId: string): Promise<{ requests: number; events: number }> {
+    const summaries = await this.loadSummaries();
+    const removed = { requests: 0, events: 0 };
+    for (const id of summaries.ofSession(sessionId, Number.POSITIVE_INFINITY)) {
+      const events = await this.removeRequest(id, (record) => record.sessionId === sessionId, true);
+      if (events === null) continue;
+      removed.requests++;
+      removed.events += events;
+    }
+    return removed;
+  }
+
   appendEvent(event: NewRequestEvent, fence?: Fence): Promise<RequestEvent> {
     return this.events.append(event, fence);
   }
@@ -169,21 +219,15 @@ export class FsRequestStore implements RequestStore {
     let removed = 0;
     const touched = new Set<string>();
     for (const { id } of doomed) {
-      const gone = await this.fences.change(id, () =>
-        this.mutex.run(`request:${id}`, async () => {
-          const record = await this.table.read(id);
-          // Re-checked under the lock: a request updated meanwhile is left for the next run.
-          if (record === null || !TERMINAL.has(record.status)) return false;
-          await this.mutex.run(`events:${id}`, () => this.events.remove(id));
-          // Its active entry too, as the other stores do: one left by a host that died would list forever.
-          await this.active.clear(id);
-          await this.table.remove(id);
-          summaries.delete(id);
-          touched.add(record.sessionId);
-          return true;
-        }),
-      );
-      if (gone) removed++;
+      let sessionId: string | undefined;
+      // Re-checked under the lock: a request updated meanwhile is left for the next run.
+      const gone = await this.removeRequest(id, (record) => {
+        sessionId = record.sessionId;
+        return TERMINAL.has(record.status);
+      });
+      if (gone === null) continue;
+      removed++;
+      touched.add(sessionId!);
     }
     if (this.sessionsEmptied !== undefined && touched.size > 0) {
       for (const summary of summaries.values()) touched.delete(summary.sessionId);
@@ -196,27 +240,40 @@ export class FsRequestStore implements RequestStore {
     await this.events.flush();
   }
 
+  /**
+   * Removes request `id` with its event log and active entry (in that order, the record last), when it is stored
+   * and `check` accepts it under the request's lock. Resolves the number of events its log held when `countEvents`
+   * is set (else 0), or `null` when nothing was removed. No fenced write of the request runs meanwhile.
+   */
+  private removeRequest(
+    id: string,
+    check: (record: RequestRecord) => boolean,
+    countEvents = false,
+  ): Promise<number | null> {
+    return this.fences.change(id, () =>
+      this.mutex.run(`request:${id}`, async () => {
+        const record = await this.table.read(id);
+        if (record === null || !check(record)) return null;
+        const events = await this.mutex.run(`events:${id}`, () => this.events.remove(id, countEvents));
+        // Its active entry too: one left by a host that died would list forever.
+        await this.active.clear(id);
+        await this.table.remove(id);
+        (await this.loadSummaries()).delete(id);
+        return events;
+      }),
+    );
+  }
+
   private async noteSummary(record: RequestRecord): Promise<void> {
     const loaded = this.summaries.started();
     if (!loaded) return;
-    (await loaded).set(record.id, summaryOf(record));
+    (await loaded).set(summaryOf(record));
   }
 
-  private async loadSummaries(): Promise<Map<string, Summary>> {
+  private async loadSummaries(): Promise<RequestSummaries> {
     await this.ctx.ready();
     return this.summaries.get();
   }
-}
-
-function summaryOf(record: RequestRecord): Summary {
-  return {
-    id: record.id,
-    sessionId: record.sessionId,
-    status: record.status,
-    durable: record.durable,
-    createdAt: record.createdAt,
-    completedAt: record.completedAt,
-  };
 }
 
 function applyPatch(current: RequestRecord, patch: RequestPatch): RequestRecord {

@@ -13,12 +13,12 @@ import type {
 } from "@flowrt/core";
 import { FlowError } from "@flowrt/core";
 import type { FenceGate } from "./internal/fence-gate.js";
-import { type FsContext, readJsonFile } from "./internal/fs-context.js";
+import { type FsContext, readdirOrEmpty, readJsonFile } from "./internal/fs-context.js";
 import { KeyIndex } from "./internal/key-index.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { mapLimit } from "./internal/map-limit.js";
 import { addressId, fannedPath, nameOf } from "./internal/naming.js";
-import type { SessionScopes } from "./internal/session-scopes.js";
+import type { ScopeBuckets } from "./internal/scope-buckets.js";
 import {
   assertAddress,
   assertCondition,
@@ -74,7 +74,7 @@ export class FsResourceStore implements ResourceStore {
   constructor(
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
-    private readonly sessionScopes: SessionScopes,
+    private readonly scopeBuckets: ScopeBuckets,
     private readonly fences: FenceGate,
   ) {}
 
@@ -98,7 +98,7 @@ export class FsResourceStore implements ResourceStore {
     assertCondition(condition);
     assertFence(fence);
     const copy = jsonCopy(state, "state");
-    await this.sessionScopes.register(address, "resources");
+    await this.scopeBuckets.register(address, "resources");
     const cap = condition.type === "absent" ? condition.cap : undefined;
     const write = (bucket: Bucket, index: KeyIndex) =>
       this.fences.write(fence, () => this.writeState(bucket, index, key, copy, condition));
@@ -209,8 +209,15 @@ export class FsResourceStore implements ResourceStore {
     assertString(prefix, "prefix");
     assertCount(options.offset, "offset");
     assertCount(options.limit, "limit");
+    if (options.after !== undefined) assertString(options.after, "after");
     return this.withBucket(address, async (bucket, index) => {
-      const { keys, total } = index.select(prefix, options.leaf === true, options.offset, options.limit);
+      const { keys, total } = index.select(
+        prefix,
+        options.leaf === true,
+        options.offset,
+        options.limit,
+        options.after,
+      );
       // Only the page's value files are read; the index alone gives order and total.
       const docs = await mapLimit(keys, 32, (key) => this.readValue(bucket.dir, key));
       const items = docs.map(toRecord).filter((record): record is ResourceStateRecord => record !== null);
@@ -245,7 +252,7 @@ export class FsResourceStore implements ResourceStore {
     assertString(key, "key");
     assertString(content, "content");
     assertFence(fence);
-    await this.sessionScopes.register(address, "resources");
+    await this.scopeBuckets.register(address, "resources");
     await this.withKey(address, key, (bucket) =>
       this.fences.write(fence, async () => {
         const life = lifeOf(await this.readValue(bucket.dir, key));
@@ -267,10 +274,12 @@ export class FsResourceStore implements ResourceStore {
   }
 
   /**
-   * Removes the bucket at `address` (a retired session's) with everything in it. An operation on it still
-   * in flight may write into it again; retention only removes buckets of sessions nothing runs in.
+   * Removes the bucket at `address` with everything in it (live keys, tombstones, content) in one atomic step
+   * (see `FsContext.discardDir`), and counts its value files (keys written, live or tombstoned) and content rows.
+   * An operation on it still in flight may write into it again; the engine removes the buckets of sessions,
+   * users and orgs nothing runs in any more.
    */
-  async dropBucket(address: ScopeAddress): Promise<void> {
+  async dropBucket(address: ScopeAddress): Promise<{ resources: number; contents: number }> {
     await this.ctx.ready();
     const id = addressId(address);
     const bucket = this.buckets.get(id);
@@ -279,7 +288,12 @@ export class FsResourceStore implements ResourceStore {
       await flushIndex(bucket);
       this.buckets.delete(id);
     }
-    await this.ctx.removeDir(this.bucketDir(address));
+    const counts = { resources: 0, contents: 0 };
+    await this.ctx.discardDir(this.bucketDir(address), async (moved) => {
+      counts.resources = await countFanned(path.join(moved, "state"));
+      counts.contents = await countFanned(path.join(moved, "content"));
+    });
+    return counts;
   }
 
   /** Waits for index log writes still queued (commit lines are written lazily). */
@@ -376,6 +390,15 @@ export class FsResourceStore implements ResourceStore {
     if (doc !== null) checkKey(doc.key, key, file);
     return doc;
   }
+}
+
+/** How many `.json` files the fanned-out folder `dir` (`<2 hex>/<name>.json`) holds. */
+async function countFanned(dir: string): Promise<number> {
+  let count = 0;
+  for (const fan of await readdirOrEmpty(dir)) {
+    for (const name of await readdirOrEmpty(path.join(dir, fan))) if (name.endsWith(".json")) count++;
+  }
+  return count;
 }
 
 /** Waits for a bucket's queued index log writes; a bucket whose index failed to load has none. */

@@ -3,34 +3,43 @@ import type {
   Fence,
   JsonObject,
   ScopeAddress,
+  ScopeKind,
+  ScopeRemoval,
   ScopeStateStore,
   Versioned,
   WriteCondition,
 } from "@flowrt/core";
+import { FlowError } from "@flowrt/core";
 import { DocTable } from "./internal/doc-table.js";
 import type { FenceGate } from "./internal/fence-gate.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { addressId } from "./internal/naming.js";
-import type { SessionScopes } from "./internal/session-scopes.js";
+import type { ScopeBuckets } from "./internal/scope-buckets.js";
 import {
   assertAddress,
   assertCondition,
   assertFence,
   assertJsonObject,
+  assertString,
   conditionHolds,
   jsonCopy,
 } from "./internal/validate.js";
+import type { FsResourceStore } from "./resource-store.js";
 
-/** Session, user and org state records, one file per (scope, scopeId, bucket) under `scope-state/`. */
+/**
+ * Session, user and org state records, one file per (scope, scopeId, bucket) under `scope-state/`. Removing an
+ * owner's scope takes its resources too (through `resources`), bucket by bucket as `scopeBuckets` lists them.
+ */
 export class FsScopeStateStore implements ScopeStateStore {
   private readonly table: DocTable<Versioned<JsonObject>>;
 
   constructor(
     private readonly ctx: FsContext,
     private readonly mutex: KeyedMutex,
-    private readonly sessionScopes: SessionScopes,
+    private readonly scopeBuckets: ScopeBuckets,
     private readonly fences: FenceGate,
+    private readonly resources: FsResourceStore,
   ) {
     this.table = new DocTable(ctx, "scope-state");
   }
@@ -53,7 +62,7 @@ export class FsScopeStateStore implements ScopeStateStore {
     assertFence(fence);
     const copy = jsonCopy(value, "value");
     await this.ctx.ready();
-    await this.sessionScopes.register(address, "scopeState");
+    await this.scopeBuckets.register(address, "scopeState");
     const id = addressId(address);
     return this.mutex.run(`scope-state:${id}`, () =>
       this.fences.write(fence, async (): Promise<CasResult<JsonObject>> => {
@@ -66,9 +75,36 @@ export class FsScopeStateStore implements ScopeStateStore {
     );
   }
 
-  /** Removes the record at `address` (a retired session's). */
-  async drop(address: ScopeAddress): Promise<void> {
-    const id = addressId(address);
-    await this.mutex.run(`scope-state:${id}`, () => this.table.remove(id));
+  async removeScope(scope: "user" | "org", scopeId: string): Promise<ScopeRemoval> {
+    if (scope !== "user" && scope !== "org") {
+      throw new FlowError(
+        "invalid-request",
+        `removeScope takes the scope "user" or "org" (got ${JSON.stringify(scope)}); a session goes with sessions.remove.`,
+      );
+    }
+    assertString(scopeId, "scopeId");
+    await this.ctx.ready();
+    return this.removeOwner(scope, scopeId);
+  }
+
+  /**
+   * Removes an owner's state records and resource buckets, every one its registrations list (and the shared
+   * bucket), then the registrations. Each file or bucket goes in one atomic step, so a removal cut short leaves
+   * the registrations and a second call finishes it; counts are of what this call removed.
+   */
+  async removeOwner(scope: ScopeKind, scopeId: string): Promise<ScopeRemoval> {
+    const buckets = await this.scopeBuckets.lookIn(scope, scopeId);
+    const removed: ScopeRemoval = { states: 0, resources: 0, contents: 0 };
+    for (const bucket of buckets.scopeState) {
+      const id = addressId({ scope, scopeId, bucket });
+      if (await this.mutex.run(`scope-state:${id}`, () => this.table.remove(id))) removed.states++;
+    }
+    for (const bucket of buckets.resources) {
+      const counts = await this.resources.dropBucket({ scope, scopeId, bucket });
+      removed.resources += counts.resources;
+      removed.contents += counts.contents;
+    }
+    await this.scopeBuckets.remove(scope, scopeId);
+    return removed;
   }
 }

@@ -119,6 +119,81 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${n.requests} ADD COLUMN epoch bigint`,
     ],
   },
+  {
+    id: 6,
+    name: "session removal and keyset listing",
+    statements: (n) => [
+      // Set by markDeleting: a removal has begun. A constant default, so adding it rewrites no row.
+      `ALTER TABLE ${n.sessions} ADD COLUMN deleting boolean NOT NULL DEFAULT false`,
+      // Listings leave deleting sessions out and page newest first by (created_at, id), compared bytewise
+      // (COLLATE "C") whatever the database's collation, so a keyset position is one index range start. These
+      // two replace migration 1's (user_id, created_at DESC, id DESC): per user, and across users.
+      `CREATE INDEX flowrt_sessions_listed ON ${n.sessions}
+        (user_id, created_at COLLATE "C" DESC, id COLLATE "C" DESC) WHERE NOT deleting`,
+      `CREATE INDEX flowrt_sessions_listed_all ON ${n.sessions}
+        (created_at COLLATE "C" DESC, id COLLATE "C" DESC) WHERE NOT deleting`,
+      `DROP INDEX IF EXISTS ${n.schema}.flowrt_sessions_user_id_created_at_id_idx`,
+      // A session's requests newest first (listBySession), and what retention and removal look up by session:
+      // replaces migration 4's (session_id).
+      `CREATE INDEX flowrt_requests_by_session ON ${n.requests}
+        (session_id, created_at COLLATE "C" DESC, id COLLATE "C" DESC)`,
+      `DROP INDEX IF EXISTS ${n.schema}.flowrt_requests_session`,
+    ],
+  },
+  {
+    id: 7,
+    name: "leaf counters",
+    statements: (n) => [
+      // Writes wait while the counters are rebuilt below (SHARE blocks them, not reads), so no write commits
+      // with the old trigger after the backfill has counted: the backfill and the new trigger agree exactly.
+      `LOCK TABLE ${n.resources} IN SHARE MODE`,
+      // The live keys whose "folder" (everything up to and including their last "/", or "" without one) is
+      // exactly this prefix: a leaf count of "" or of a prefix ending in "/".
+      `ALTER TABLE ${n.counts} ADD COLUMN leaf bigint NOT NULL DEFAULT 0`,
+      `CREATE OR REPLACE FUNCTION ${n.countFunction}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        row_key bytea;
+        delta bigint;
+        folder_length integer;
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          row_key := OLD.key; delta := -1;
+        ELSE
+          row_key := NEW.key; delta := CASE WHEN NEW.deleted THEN -1 ELSE 1 END;
+        END IF;
+        -- The folder is the longest counted prefix of the key, so its leaf counter lives on a row this write
+        -- already updates: no extra row lock.
+        SELECT coalesce(max(i) + 2, 0) INTO folder_length FROM generate_series(0, length(row_key) - 2, 2) AS i
+        WHERE get_byte(row_key, i) = 0 AND get_byte(row_key, i + 1) = 47;
+        -- Ascending prefix order, so concurrent writers lock counter rows in the same order.
+        INSERT INTO ${n.counts} AS c (scope, scope_id, bucket, prefix, live, leaf)
+        SELECT COALESCE(NEW.scope, OLD.scope), COALESCE(NEW.scope_id, OLD.scope_id), COALESCE(NEW.bucket, OLD.bucket), p.prefix, delta,
+          CASE WHEN length(p.prefix) = folder_length THEN delta ELSE 0 END
+        FROM (
+          SELECT ''::bytea AS prefix
+          UNION ALL
+          SELECT substring(row_key FROM 1 FOR i + 2) FROM generate_series(0, length(row_key) - 2, 2) AS i
+          WHERE get_byte(row_key, i) = 0 AND get_byte(row_key, i + 1) = 47
+        ) AS p
+        ORDER BY p.prefix
+        ON CONFLICT (scope, scope_id, bucket, prefix) DO UPDATE SET live = c.live + EXCLUDED.live, leaf = c.leaf + EXCLUDED.leaf;
+        RETURN NULL;
+      END
+      $fn$`,
+      // The live keys already stored, by folder. Every folder of a live key has its counter row (the trigger
+      // made it with the key), so an UPDATE reaches them all.
+      `UPDATE ${n.counts} AS c SET leaf = f.live
+        FROM (
+          SELECT r.scope, r.scope_id, r.bucket, substring(r.key FROM 1 FOR (
+              SELECT coalesce(max(i) + 2, 0) FROM generate_series(0, length(r.key) - 2, 2) AS i
+              WHERE get_byte(r.key, i) = 0 AND get_byte(r.key, i + 1) = 47
+            )) AS folder, count(*) AS live
+          FROM ${n.resources} AS r WHERE NOT r.deleted
+          GROUP BY 1, 2, 3, 4
+        ) AS f
+        WHERE c.scope = f.scope AND c.scope_id = f.scope_id AND c.bucket = f.bucket AND c.prefix = f.folder`,
+    ],
+  },
 ];
 
 /**

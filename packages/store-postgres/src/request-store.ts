@@ -78,6 +78,35 @@ export function createRequestStore(
       return { ok: false, current: record ? { value: record, version: record.version } : null };
     },
 
+    async listBySession(sessionId, options) {
+      const limit = Number.isFinite(options.limit) ? Math.max(0, Math.floor(options.limit)) : null;
+      const after = options.after;
+      if (after === undefined) {
+        const { rows } = await db.query(sql.listBySession, [sessionId, limit]);
+        return rows.map(toRequest);
+      }
+      if (
+        typeof after !== "object" ||
+        after === null ||
+        typeof after.createdAt !== "string" ||
+        typeof after.id !== "string"
+      )
+        throw new FlowError(
+          "invalid-request",
+          "store-postgres: a listing position is { createdAt: string, id: string }.",
+        );
+      const { rows } = await db.query(sql.listBySessionAfter, [sessionId, limit, after.createdAt, after.id]);
+      return rows.map(toRequest);
+    },
+
+    async removeByUser(userId, options) {
+      const { rows } = await db.query<{ requests: unknown }>(sql.removeByUser, [
+        userId,
+        options?.orgId ?? null,
+      ]);
+      return Number(rows[0]?.requests ?? 0);
+    },
+
     async listByStatus(statuses, options) {
       if (statuses.length === 0) return [];
       const { rows } = await db.query(sql.listByStatus, [

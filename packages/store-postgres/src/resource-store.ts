@@ -1,17 +1,19 @@
-import type {
-  CasResult,
-  Fence,
-  JsonObject,
-  ResourceStateRecord,
-  ResourceStore,
-  ScopeAddress,
-  WriteCap,
+import {
+  type CasResult,
+  type Fence,
+  FlowError,
+  type JsonObject,
+  type ListOptions,
+  type ResourceStateRecord,
+  type ResourceStore,
+  type ScopeAddress,
+  type WriteCap,
 } from "@flowrt/core";
 import type { PostgresDriver, Queryable } from "./driver.js";
 import { checkFence, conditionalWrite, fenceParams } from "./fence.js";
 import { encodeKey, isCountedPrefix, keyDepth, prefixRange } from "./key-codec.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
-import { pageBounds, stateText, toResourceState } from "./rows.js";
+import { pageBounds, stateText, toResourceState, toResourceStateText } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
 export function createResourceStore(
@@ -53,6 +55,14 @@ export function createResourceStore(
   };
 
   const countOn = async (on: Queryable, address: ScopeAddress, prefix: string, leaf: boolean) => {
+    if (isCountedPrefix(prefix)) {
+      // "" and prefixes ending in "/" have a counter row, kept in the writing transaction (see migrations 2, 7).
+      const { rows } = await on.query<{ live: unknown }>(leaf ? sql.countLeafCounter : sql.countCounter, [
+        ...scope(address),
+        encodeKey(prefix),
+      ]);
+      return Number(rows[0]?.live ?? 0);
+    }
     if (leaf) {
       const { low, high } = prefixRange(prefix);
       const depth = keyDepth(prefix);
@@ -60,13 +70,6 @@ export function createResourceStore(
         high === null
           ? await on.query<{ live: unknown }>(sql.countLeafFrom, [...scope(address), low, depth])
           : await on.query<{ live: unknown }>(sql.countLeafRange, [...scope(address), low, depth, high]);
-      return Number(rows[0]?.live ?? 0);
-    }
-    if (isCountedPrefix(prefix)) {
-      const { rows } = await on.query<{ live: unknown }>(sql.countCounter, [
-        ...scope(address),
-        encodeKey(prefix),
-      ]);
       return Number(rows[0]?.live ?? 0);
     }
     const { low, high } = prefixRange(prefix);
@@ -78,6 +81,44 @@ export function createResourceStore(
   };
   const count: ResourceStore["count"] = (address, prefix = "", options = {}) =>
     countOn(db, address, prefix, options.leaf === true);
+
+  /**
+   * A page's rows and its total. The page is one index range from its low bound: the prefix's start, or just
+   * after `after` when that lies at or past it (a keyset position, at any depth). Rows hold the state as text.
+   */
+  const pageOf = async (address: ScopeAddress, options: ListOptions) => {
+    const prefix = options.prefix ?? "";
+    const { low, high } = prefixRange(prefix);
+    const [offset, limit] = pageBounds(options.offset, options.limit);
+    const leaf = options.leaf === true;
+    let start = low;
+    let strict = false;
+    if (options.after !== undefined) {
+      if (typeof options.after !== "string")
+        throw new FlowError("invalid-request", "store-postgres: a listing's `after` is a key (a string).");
+      const after = encodeKey(options.after);
+      if (Buffer.compare(after, low) >= 0) {
+        start = after;
+        strict = true;
+      }
+    }
+    const bounds = [...scope(address), start, offset, limit];
+    const statements = strict
+      ? leaf
+        ? [sql.pageLeafAfterFrom, sql.pageLeafAfterRange]
+        : [sql.pageAfterFrom, sql.pageAfterRange]
+      : leaf
+        ? [sql.pageLeafFrom, sql.pageLeafRange]
+        : [sql.pageFrom, sql.pageRange];
+    const params = leaf ? [...bounds, keyDepth(prefix)] : bounds;
+    const [page, total] = await Promise.all([
+      high === null
+        ? db.query(statements[0] as string, params)
+        : db.query(statements[1] as string, [...params, high]),
+      count(address, prefix, { leaf }),
+    ]);
+    return { rows: page.rows, total };
+  };
 
   /**
    * A create-only write that needs room under `cap.prefix`: in one transaction that first takes the prefix's
@@ -168,23 +209,19 @@ export function createResourceStore(
       await db.query(sql.touch, [...at(address, key), Math.floor(time)]);
     },
 
+    async getStateText(address, key) {
+      const { rows } = await db.query(sql.get, at(address, key));
+      return rows[0] ? toResourceStateText(rows[0]) : null;
+    },
+
     async list(address, options = {}) {
-      const prefix = options.prefix ?? "";
-      const { low, high } = prefixRange(prefix);
-      const [offset, limit] = pageBounds(options.offset, options.limit);
-      const leaf = options.leaf === true;
-      const bounds = [...scope(address), low, offset, limit];
-      const [page, total] = await Promise.all([
-        leaf
-          ? high === null
-            ? db.query(sql.pageLeafFrom, [...bounds, keyDepth(prefix)])
-            : db.query(sql.pageLeafRange, [...bounds, keyDepth(prefix), high])
-          : high === null
-            ? db.query(sql.pageFrom, bounds)
-            : db.query(sql.pageRange, [...bounds, high]),
-        count(address, prefix, { leaf }),
-      ]);
-      return { items: page.rows.map(toResourceState), total };
+      const { rows, total } = await pageOf(address, options);
+      return { items: rows.map(toResourceState), total };
+    },
+
+    async listText(address, options = {}) {
+      const { rows, total } = await pageOf(address, options);
+      return { items: rows.map(toResourceStateText), total };
     },
 
     count,

@@ -13,6 +13,7 @@ import {
   type RequestRecord,
   type RequestStatus,
   type ResourceStateRecord,
+  type ResourceStateTextRecord,
   type SessionRecord,
 } from "@flowrt/core";
 import { decodeKey } from "./key-codec.js";
@@ -61,6 +62,7 @@ export function toSession(row: Row): SessionRecord {
   if (parent !== undefined) session.parentSessionId = parent;
   const title = optionalText(row.title);
   if (title !== undefined) session.title = title;
+  if (row.deleting === true) session.deleting = true;
   return session;
 }
 
@@ -124,6 +126,17 @@ export function toResourceState(row: Row): ResourceStateRecord {
   return {
     key: decodeKey(row.key as Uint8Array),
     state: parseJson<JsonObject>(row.state) ?? {},
+    version: Number(row.version),
+    createdAt: Number(row.created_at),
+    accessedAt: Number(row.accessed_at),
+  };
+}
+
+/** The same record with its state as the stored JSON text (`JSON.stringify` of the state as written). */
+export function toResourceStateText(row: Row): ResourceStateTextRecord {
+  return {
+    key: decodeKey(row.key as Uint8Array),
+    stateText: typeof row.state === "string" ? row.state : "{}",
     version: Number(row.version),
     createdAt: Number(row.created_at),
     accessedAt: Number(row.accessed_at),

@@ -1,11 +1,17 @@
-import type { CasResult, JsonObject, ScopeStateStore, Versioned } from "@flowrt/core";
-import type { Queryable } from "./driver.js";
+import {
+  type CasResult,
+  FlowError,
+  type JsonObject,
+  type ScopeStateStore,
+  type Versioned,
+} from "@flowrt/core";
+import type { PostgresDriver } from "./driver.js";
 import { conditionalWrite } from "./fence.js";
 import { KeyWriteQueue } from "./key-write-queue.js";
 import { stateText } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
-export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]): ScopeStateStore {
+export function createScopeStateStore(db: PostgresDriver, sql: StoreSql["scopeState"]): ScopeStateStore {
   const get = async (
     address: Parameters<ScopeStateStore["get"]>[0],
   ): Promise<Versioned<JsonObject> | null> => {
@@ -41,6 +47,27 @@ export function createScopeStateStore(db: Queryable, sql: StoreSql["scopeState"]
         write,
         json,
       );
+    },
+
+    async removeScope(scope, scopeId) {
+      if ((scope !== "user" && scope !== "org") || typeof scopeId !== "string")
+        throw new FlowError(
+          "invalid-request",
+          'store-postgres: removeScope takes the scope "user" or "org" and its id (a session\'s scope goes with sessions.remove).',
+        );
+      // One transaction: the rows, then the counters they leave at zero (after the count trigger has run).
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ states: unknown; contents: unknown; resources: unknown }>(
+          sql.removeScopeData,
+          [scope, scopeId],
+        );
+        await tx.query(sql.removeScopeCounts, [scope, scopeId]);
+        return {
+          states: Number(rows[0]?.states ?? 0),
+          resources: Number(rows[0]?.resources ?? 0),
+          contents: Number(rows[0]?.contents ?? 0),
+        };
+      });
     },
   };
 }

@@ -51,7 +51,22 @@ export function tableNames(schema: string): TableNames {
 }
 
 const SESSION_COLUMNS =
-  "id, flow_id, flow_kind, user_id, org_id, tenant_id, parent_session_id, root_session_id, title, metadata::text AS metadata, created_at";
+  "id, flow_id, flow_kind, user_id, org_id, tenant_id, parent_session_id, root_session_id, title, metadata::text AS metadata, " +
+  "created_at, deleting";
+
+/**
+ * Newest first, compared bytewise whatever the database's collation (the order of migration 6's indexes): a
+ * keyset position `(created_at, id)` starts one index range.
+ */
+const NEWEST_FIRST = `created_at COLLATE "C" DESC, id COLLATE "C" DESC`;
+/** Rows after the keyset position (`$<c>` created_at, `$<c + 1>` id) in {@link NEWEST_FIRST} order. */
+const afterPosition = (c: number) =>
+  `(created_at COLLATE "C", id COLLATE "C") < ($${c}::text, $${c + 1}::text)`;
+
+/** The sessions a listing shows: not being removed; `$1` user, `$2` org, `$3` flow ids (each null for no filter). */
+const LISTED_SESSIONS =
+  "NOT deleting AND ($1::text IS NULL OR user_id = $1) AND ($2::text IS NULL OR org_id = $2) " +
+  "AND ($3::text[] IS NULL OR flow_id = ANY($3::text[]))";
 
 const REQUEST_COLUMNS =
   "id, session_id, flow_id, flow_kind, action, user_id, org_id, status, input::text AS input, output::text AS output, " +
@@ -80,6 +95,53 @@ const fenceHolds = (e: number) => `EXISTS (SELECT 1 FROM fence WHERE epoch <= $$
 /** A fenced statement's answer, always one row: the stored epoch (NULL: no such request), and what it returns. */
 const FENCE_EPOCH = "(SELECT epoch FROM fence) AS fence_epoch";
 
+/**
+ * A page of live resources in key order: `$1`–`$3` the scope address, `$4` the low bound (`>=`, or `>` for a keyset
+ * position), `$5` offset, `$6` limit (null: all); a `leaf` page takes the depth as `$7`; `bounded` adds the high
+ * bound (`$7`, or `$8` on a leaf page). Plain pages walk the live-key index, leaf pages the leaf index.
+ */
+function page(n: TableNames, kind: "plain" | "leaf", low: ">=" | ">", bounded = false): string {
+  const leaf = kind === "leaf";
+  const depth = leaf ? ` AND ${n.keyDepthFunction}(key) = $7::integer` : "";
+  const high = bounded ? ` AND key < $${leaf ? 8 : 7}` : "";
+  return `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
+        WHERE ${SCOPE_WHERE} AND NOT deleted${depth} AND key ${low} $4${high} ORDER BY key OFFSET $5 LIMIT $6`;
+}
+
+/**
+ * Deletes the requests matching `where` with their event logs, seq counters and active entries (those of the
+ * deleted requests, and those matching `activeToo`), in one statement. One row: `requests` and `events` removed.
+ */
+function removeRequests(n: TableNames, where: string, activeToo: string): string {
+  return `WITH removed AS (DELETE FROM ${n.requests} WHERE ${where} RETURNING id),
+      events AS (DELETE FROM ${n.events} WHERE request_id IN (SELECT id FROM removed) RETURNING 1),
+      seqs AS (DELETE FROM ${n.eventSeq} WHERE request_id IN (SELECT id FROM removed)),
+      active AS (DELETE FROM ${n.active} WHERE request_id IN (SELECT id FROM removed) ${activeToo})
+    SELECT (SELECT count(*) FROM removed)::bigint AS requests, (SELECT count(*) FROM events)::bigint AS events`;
+}
+
+/**
+ * Deletes one scope's rows (`$1` scope, `$2` scope id) in every bucket: state, content and resources, tombstones
+ * included, each through its primary key's leading columns. One row: `states`, `contents`, `resources` removed.
+ * The resources' count trigger runs as the statement ends; {@link removeScopeCounts} then drops the counters.
+ */
+function removeScopeData(n: TableNames): string {
+  const where = "scope = $1 AND scope_id = $2";
+  return `WITH states AS (DELETE FROM ${n.scopeState} WHERE ${where} RETURNING 1),
+      contents AS (DELETE FROM ${n.contents} WHERE ${where} RETURNING 1),
+      resources AS (DELETE FROM ${n.resources} WHERE ${where} RETURNING 1)
+    SELECT (SELECT count(*) FROM states)::bigint AS states, (SELECT count(*) FROM contents)::bigint AS contents,
+      (SELECT count(*) FROM resources)::bigint AS resources`;
+}
+
+/**
+ * The scope's counters that count nothing any more. A counter a concurrent write to the scope has just raised is
+ * kept (a DELETE re-checks a row updated meanwhile), so the counters stay exact for a key written during the removal.
+ */
+function removeScopeCounts(n: TableNames): string {
+  return `DELETE FROM ${n.counts} WHERE scope = $1 AND scope_id = $2 AND live = 0`;
+}
+
 export function buildSql(n: TableNames) {
   return {
     advisoryLock: "SELECT pg_advisory_xact_lock(1718382455, hashtext($1))",
@@ -93,18 +155,51 @@ export function buildSql(n: TableNames) {
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::json, $11) ON CONFLICT (id) DO NOTHING RETURNING id`,
       get: `SELECT ${SESSION_COLUMNS} FROM ${n.sessions} WHERE id = $1`,
       /** `$1` user, `$2` org, `$3` flow ids (each null for no filter), `$4` offset, `$5` limit (null: all). */
-      list: `SELECT ${SESSION_COLUMNS} FROM ${n.sessions}
-        WHERE ($1::text IS NULL OR user_id = $1) AND ($2::text IS NULL OR org_id = $2) AND ($3::text[] IS NULL OR flow_id = ANY($3::text[]))
-        ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`,
-      count: `SELECT count(*)::bigint AS total FROM ${n.sessions}
-        WHERE ($1::text IS NULL OR user_id = $1) AND ($2::text IS NULL OR org_id = $2) AND ($3::text[] IS NULL OR flow_id = ANY($3::text[]))`,
+      list: `SELECT ${SESSION_COLUMNS} FROM ${n.sessions} WHERE ${LISTED_SESSIONS}
+        ORDER BY ${NEWEST_FIRST} OFFSET $4 LIMIT $5`,
+      /** The same after a keyset position: `$6` created_at, `$7` id. */
+      listAfter: `SELECT ${SESSION_COLUMNS} FROM ${n.sessions} WHERE ${LISTED_SESSIONS} AND ${afterPosition(6)}
+        ORDER BY ${NEWEST_FIRST} OFFSET $4 LIMIT $5`,
+      count: `SELECT count(*)::bigint AS total FROM ${n.sessions} WHERE ${LISTED_SESSIONS}`,
       /** `$5` says whether to narrow by flow id, `$6` the flow id (null matches sessions without one). */
       children: `SELECT ${SESSION_COLUMNS} FROM ${n.sessions}
         WHERE parent_session_id = $1 AND user_id = $2 AND ($3::text IS NULL OR org_id = $3) AND ($4::text IS NULL OR tenant_id = $4)
           AND (NOT $5::boolean OR flow_id IS NOT DISTINCT FROM $6::text)
         ORDER BY created_at, id`,
-      update: `UPDATE ${n.sessions} SET title = CASE WHEN $2::boolean THEN $3::text ELSE title END, metadata = COALESCE($4::json, metadata)
+      /**
+       * `$2` whether the title is given, `$3` the title (null removes it), `$4` metadata replacing the stored
+       * object (null: keep it), `$5` the metadata patch (null: none). The patch is merged into the (replaced)
+       * object in this statement: its keys' values replace the stored ones where they stand, new keys follow in
+       * the patch's order, and a key patched to JSON null goes. A concurrent update of the row is waited for and
+       * the merge is computed again on its result (read committed re-checks an updated row), so two patches of
+       * different keys both land. Values are moved as their JSON text, never re-encoded.
+       */
+      update: `UPDATE ${n.sessions} AS s SET
+          title = CASE WHEN $2::boolean THEN $3::text ELSE s.title END,
+          metadata = CASE WHEN $5::json IS NULL THEN COALESCE($4::json, s.metadata) ELSE (
+            SELECT coalesce(json_object_agg(m.key, m.value ORDER BY m.side, m.ord), '{}'::json) FROM (
+              SELECT b.key, coalesce(p.value, b.value) AS value, 0 AS side, b.ord
+                FROM json_each(COALESCE($4::json, s.metadata)) WITH ORDINALITY AS b(key, value, ord)
+                LEFT JOIN json_each($5::json) AS p(key, value) ON p.key = b.key
+                WHERE p.value IS NULL OR p.value::text <> 'null'
+              UNION ALL
+              SELECT p.key, p.value, 1, p.ord FROM json_each($5::json) WITH ORDINALITY AS p(key, value, ord)
+                WHERE p.value::text <> 'null'
+                  AND NOT EXISTS (SELECT 1 FROM json_each(COALESCE($4::json, s.metadata)) AS b WHERE b.key = p.key)
+            ) AS m) END
         WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
+      /** Marks a removal begun (writing nothing when it already is); one row, `found`: whether the session exists. */
+      markDeleting: `WITH marked AS (UPDATE ${n.sessions} SET deleting = true WHERE id = $1 AND NOT deleting)
+        SELECT EXISTS (SELECT 1 FROM ${n.sessions} WHERE id = $1) AS found`,
+      /** First in a removal's transaction: a second removal of the session waits, then finds nothing. */
+      lockForRemoval: `SELECT id FROM ${n.sessions} WHERE id = $1 FOR UPDATE`,
+      /** `$1` the session: its requests with their events, seq counters and active entries. */
+      removeRequests: removeRequests(n, "session_id = $1", "OR session_id = $1"),
+      /** `$1` the scope (`session` here), `$2` its id: state, content and resource rows in every bucket. */
+      removeScopeData: removeScopeData(n),
+      /** After {@link removeScopeData}: the counters its resource deletes left (the trigger has run). */
+      removeScopeCounts: removeScopeCounts(n),
+      removeRecord: `DELETE FROM ${n.sessions} WHERE id = $1`,
     },
 
     requests: {
@@ -130,6 +225,13 @@ export function buildSql(n: TableNames) {
           epoch = COALESCE($15::bigint, epoch),
           version = version + 1
         WHERE id = $1 AND version = $2 RETURNING ${REQUEST_COLUMNS}`,
+      /** A session's requests newest first (`$1` session, `$2` limit). */
+      listBySession: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests} WHERE session_id = $1 ORDER BY ${NEWEST_FIRST} LIMIT $2`,
+      /** The same after a keyset position: `$3` created_at, `$4` id. */
+      listBySessionAfter: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests} WHERE session_id = $1 AND ${afterPosition(3)}
+        ORDER BY ${NEWEST_FIRST} LIMIT $2`,
+      /** `$1` the user, `$2` an org to narrow to (null: any). */
+      removeByUser: removeRequests(n, "user_id = $1 AND ($2::text IS NULL OR org_id = $2)", ""),
       listByStatus: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests}
         WHERE status = ANY($1::text[]) AND (NOT $2::boolean OR durable) ORDER BY created_at, id LIMIT $3`,
       /**
@@ -211,11 +313,14 @@ export function buildSql(n: TableNames) {
         `DELETE FROM ${n.scopeState} WHERE scope = 'session' AND scope_id = ANY($1::text[])`,
         `DELETE FROM ${n.contents} WHERE scope = 'session' AND scope_id = ANY($1::text[])`,
         `DELETE FROM ${n.resources} WHERE scope = 'session' AND scope_id = ANY($1::text[])`,
-        `DELETE FROM ${n.counts} WHERE scope = 'session' AND scope_id = ANY($1::text[])`,
+        `DELETE FROM ${n.counts} WHERE scope = 'session' AND scope_id = ANY($1::text[]) AND live = 0`,
       ],
     },
 
     scopeState: {
+      /** `$1` the scope (`user` or `org`), `$2` its id; see {@link removeScopeData}. */
+      removeScopeData: removeScopeData(n),
+      removeScopeCounts: removeScopeCounts(n),
       get: `SELECT value::text AS value, version FROM ${n.scopeState} WHERE ${SCOPE_WHERE}`,
       insert: `INSERT INTO ${n.scopeState} (scope, scope_id, bucket, value, version) VALUES ($1, $2, $3, $4::json, 1)
         ON CONFLICT (scope, scope_id, bucket) DO NOTHING RETURNING version`,
@@ -277,27 +382,31 @@ export function buildSql(n: TableNames) {
       lastVersion: `SELECT version FROM ${n.resources} WHERE ${KEY_WHERE}`,
       touch: `UPDATE ${n.resources} SET accessed_at = $5 WHERE ${KEY_WHERE} AND NOT deleted`,
       /** A page in key order from the live-key index: `$4` low bound, `$5` offset, `$6` limit (null: all). */
-      pageFrom: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
-        WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4 ORDER BY key OFFSET $5 LIMIT $6`,
+      pageFrom: page(n, "plain", ">="),
       /** The same, bounded above by `$7`. */
-      pageRange: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
-        WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4 AND key < $7 ORDER BY key OFFSET $5 LIMIT $6`,
+      pageRange: page(n, "plain", ">=", true),
       /**
        * The `leaf` pages: the leaf index holds live keys by (depth, key), so the keys with `$7` slashes
        * in `[$4, $8)` are one index range, already in key order. Same parameters as above, depth `$7`.
        */
-      pageLeafFrom: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
-        WHERE ${SCOPE_WHERE} AND NOT deleted AND ${n.keyDepthFunction}(key) = $7::integer AND key >= $4
-        ORDER BY key OFFSET $5 LIMIT $6`,
-      pageLeafRange: `SELECT ${RESOURCE_COLUMNS} FROM ${n.resources}
-        WHERE ${SCOPE_WHERE} AND NOT deleted AND ${n.keyDepthFunction}(key) = $7::integer AND key >= $4 AND key < $8
-        ORDER BY key OFFSET $5 LIMIT $6`,
+      pageLeafFrom: page(n, "leaf", ">="),
+      pageLeafRange: page(n, "leaf", ">=", true),
+      /**
+       * Keyset pages (`ListOptions.after`): the same four with the low bound `$4` exclusive, for a position
+       * at or past the prefix's start. The index range starts right after it, whatever its depth in the list.
+       */
+      pageAfterFrom: page(n, "plain", ">"),
+      pageAfterRange: page(n, "plain", ">", true),
+      pageLeafAfterFrom: page(n, "leaf", ">"),
+      pageLeafAfterRange: page(n, "leaf", ">", true),
       /** `leaf` counts walk the same index range (`$4` low, `$5` depth, `$6` high) without reading a row. */
       countLeafFrom: `SELECT count(*)::bigint AS live FROM ${n.resources}
         WHERE ${SCOPE_WHERE} AND NOT deleted AND ${n.keyDepthFunction}(key) = $5::integer AND key >= $4`,
       countLeafRange: `SELECT count(*)::bigint AS live FROM ${n.resources}
         WHERE ${SCOPE_WHERE} AND NOT deleted AND ${n.keyDepthFunction}(key) = $5::integer AND key >= $4 AND key < $6`,
       countCounter: `SELECT live FROM ${n.counts} WHERE ${SCOPE_WHERE} AND prefix = $4`,
+      /** A `leaf` count of `""` or a prefix ending in `/`: the counter of the keys directly in that folder. */
+      countLeafCounter: `SELECT leaf AS live FROM ${n.counts} WHERE ${SCOPE_WHERE} AND prefix = $4`,
       countFrom: `SELECT count(*)::bigint AS live FROM ${n.resources} WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4`,
       countRange: `SELECT count(*)::bigint AS live FROM ${n.resources} WHERE ${SCOPE_WHERE} AND NOT deleted AND key >= $4 AND key < $5`,
       getContent: `SELECT body FROM ${n.contents} WHERE ${KEY_WHERE}`,

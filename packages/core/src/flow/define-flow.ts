@@ -19,6 +19,7 @@ import {
   checkAccessorCollisions,
   checkNoUserScopeResources,
   checkStorageOverlaps,
+  checkUnnamedSharedDefinitions,
   flowResourceDeclarations,
 } from "./resource-rules.js";
 import { normalizeScopeConfig } from "./scope-config.js";
@@ -106,6 +107,7 @@ export function defineFlow<
     }
   }
   checkAccessorCollisions(kind, declarations);
+  checkUnnamedSharedDefinitions(kind, declarations);
   checkStorageOverlaps(kind, declarations, fields);
   if (!fields.authentication.requireUser) {
     checkWithoutUser(kind, fields);

@@ -1,8 +1,8 @@
 /**
  * Build-time rules over the resources a flow declares at every level: rule 10 (one definition per
  * accessor name among blocks; flow-level declarations take priority), the storage-overlap rule (two
- * definitions must not address the same stored key) and the resource part of rule 11 (`requireUser:
- * false` forbids user-scope resources).
+ * definitions must not address the same stored key), one single resource under two accessors only with a
+ * `ref`, and the resource part of rule 11 (`requireUser: false` forbids user-scope resources).
  */
 import type { AnyBlock, ResourceMap } from "../blocks/block-definition.js";
 import type { AnyResourceDefinition } from "../blocks/resource-ref.js";
@@ -152,6 +152,40 @@ function describe(d: Declaration): string {
   return def.type === "single"
     ? `single resource at key "${singleResourcePath(def, d.accessor)}"`
     : `collection "${def.pattern}"`;
+}
+
+/**
+ * One single resource definition declared under two accessor names (flow level, or on blocks the flow does not
+ * shadow) without a `ref`: its stored key is the accessor it is declared under, so the two names would read and
+ * write two separate values of what the flow's other rules (rule 10, the storage-overlap check) and a
+ * `contentTemplateRef` pointing at the definition treat as one resource. A `ref` names its one stored key, which
+ * both accessors then share; a collection's keys are its pattern's under any accessor, and an external collection
+ * stores nothing, so neither is refused.
+ */
+export function checkUnnamedSharedDefinitions(flowKind: string, declarations: readonly Declaration[]): void {
+  const first = new Map<object, Declaration>();
+  for (const d of effectiveDeclarations(declarations)) {
+    const def = d.definition;
+    if (def.type !== "single" || def.ref !== undefined) continue;
+    const earlier = first.get(def);
+    if (earlier === undefined) {
+      first.set(def, d);
+    } else if (earlier.accessor !== d.accessor) {
+      throw new DefinitionError(
+        `Flow "${flowKind}": one single resource definition is declared under two accessors, "${earlier.accessor}" ` +
+          `(by ${earlier.declaredBy}) and "${d.accessor}" (by ${d.declaredBy}), and has no ref, so each accessor ` +
+          `would store its own value (at key "${earlier.accessor}" and at key "${d.accessor}"). Give the ` +
+          `definition a ref (for example ref: "${earlier.accessor}") to share one stored value under both ` +
+          "accessors, or declare it under one accessor.",
+        {
+          rule: "unnamed-shared-definition",
+          flow: flowKind,
+          accessors: [earlier.accessor, d.accessor],
+          declaredBy: [earlier.declaredBy, d.declaredBy],
+        },
+      );
+    }
+  }
 }
 
 /** Rule 11, resource part: no user-scope resource anywhere in a `requireUser: false` flow. */

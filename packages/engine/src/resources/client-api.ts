@@ -7,7 +7,13 @@ import {
   type JsonValue,
   projectionOf,
 } from "@flowrt/core";
-import { badRequest, type ListQuery, parsePageWindow, parsePagination, readCreateBody } from "./client-input.js";
+import {
+  badRequest,
+  type ListQuery,
+  parsePageWindow,
+  parsePagination,
+  readCreateBody,
+} from "./client-input.js";
 import { itemJson, pageJson, pageText, readRecordText } from "./client-json.js";
 import { CollectionRuntime } from "./collection.js";
 import { decodeCursor, encodeCursor } from "./collection-cursor.js";
@@ -253,7 +259,9 @@ class ClientResources implements ClientResourceApi, TemplateSource {
       prefix: prefix === null ? (query.topicPrefix as string) : def.compiledPattern.listPrefix(prefix),
     };
     const window: PageWindow =
-      request.offset !== undefined ? { offset: request.offset } : { after: decodeCursor(target, request.cursor) };
+      request.offset !== undefined
+        ? { offset: request.offset }
+        : { after: decodeCursor(target, request.cursor) };
     const pagination = (page: Omit<KeyPage<unknown>, "records">): OffsetPagination | CursorPagination => {
       const { total, hasMore } = page;
       const nextCursor = hasMore && page.lastKey !== undefined ? encodeCursor(target, page.lastKey) : null;

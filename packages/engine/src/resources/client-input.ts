@@ -51,7 +51,9 @@ export function parsePagination(query: ListQuery): { limit: number; offset: numb
  */
 export function parsePageWindow(
   query: ListQuery,
-): { limit: number; offset: number; cursor: undefined } | { limit: number; offset: undefined; cursor: string } {
+):
+  | { limit: number; offset: number; cursor: undefined }
+  | { limit: number; offset: undefined; cursor: string } {
   if (query.cursor === undefined) return { ...parsePagination(query), cursor: undefined };
   if (typeof query.cursor !== "string") {
     throw new FlowError("invalid-pagination", "cursor must be a string.", { details: { field: "cursor" } });

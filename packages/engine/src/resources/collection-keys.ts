@@ -208,7 +208,12 @@ export class CollectionKeys {
     if (pattern.kind === "deep" && pattern.literalPrefix !== "")
       return this.store.count(this.address, pattern.literalPrefix);
     return (
-      await this.page((address, options) => this.store.list(address, options), undefined, { offset: 0 }, undefined)
+      await this.page(
+        (address, options) => this.store.list(address, options),
+        undefined,
+        { offset: 0 },
+        undefined,
+      )
     ).total;
   }
 

@@ -134,7 +134,14 @@ describe("list: limit default 50, maximum 200, bad limit/offset 400, topicPrefix
     const res = await get("notes").expect(200);
     expect(res.body.items).toHaveLength(50);
     expect(res.body.items[0]).toEqual({ topic: "notes/000", clientData: { title: "t0" } });
-    expect(res.body.pagination).toEqual({ offset: 0, limit: 50, total: 120, hasMore: true, nextOffset: 50 });
+    expect(res.body.pagination).toEqual({
+      offset: 0,
+      limit: 50,
+      total: 120,
+      hasMore: true,
+      nextOffset: 50,
+      nextCursor: expect.any(String),
+    });
     const last = await get("notes?offset=100&limit=50").expect(200);
     expect(last.body.items.map((i: { topic: string }) => i.topic)[0]).toBe("notes/100");
     expect(last.body.pagination).toEqual({
@@ -142,7 +149,8 @@ describe("list: limit default 50, maximum 200, bad limit/offset 400, topicPrefix
       limit: 50,
       total: 120,
       hasMore: false,
-      nextOffset: null,
+      nextOffset: 120,
+      nextCursor: null,
     });
   });
 
@@ -191,7 +199,7 @@ describe("list: limit default 50, maximum 200, bad limit/offset 400, topicPrefix
     const suffixOnly = await get(`docs?topicPrefix=${encodeURIComponent("projects/p1")}`).expect(200);
     expect(suffixOnly.body).toEqual({
       items: [],
-      pagination: { offset: 0, limit: 50, total: 0, hasMore: false, nextOffset: null },
+      pagination: { offset: 0, limit: 50, total: 0, hasMore: false, nextOffset: 0, nextCursor: null },
     });
   });
 });

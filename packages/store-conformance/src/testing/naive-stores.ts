@@ -4,6 +4,7 @@ import type {
   Fence,
   FlowStores,
   JsonObject,
+  JsonValue,
   RequestEvent,
   RequestRecord,
   ResourceStateRecord,
@@ -49,7 +50,24 @@ export type NaiveStoreFlaw =
   | "ignores-fences"
   | "fences-before-waiting"
   | "forgets-epoch-on-update"
-  | "refuses-current-epoch";
+  | "refuses-current-epoch"
+  | "patch-replaces-metadata"
+  | "patch-merges-deep"
+  | "keeps-null-title"
+  | "racy-metadata-patch"
+  | "lists-deleting-sessions"
+  | "lists-from-after-inclusive"
+  | "remove-keeps-other-buckets"
+  | "remove-keeps-tombstones"
+  | "remove-keeps-events"
+  | "remove-by-owner-id"
+  | "remove-takes-children"
+  | "session-requests-oldest-first"
+  | "remove-by-user-ignores-org"
+  | "remove-scope-keeps-resources"
+  | "remove-scope-by-id-prefix"
+  | "keyset-includes-after"
+  | "keyset-narrows-total";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
@@ -90,6 +108,75 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
   type Row = { state: JsonObject | null; version: number; createdAt: number; accessedAt: number };
   const rows = new Map<string, Map<string, Row>>();
   const content = new Map<string, string>();
+
+  /** Newest first: `createdAt` descending, then id descending. */
+  const newestFirst = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
+    a.createdAt === b.createdAt
+      ? a.id < b.id
+        ? 1
+        : a.id > b.id
+          ? -1
+          : 0
+      : a.createdAt < b.createdAt
+        ? 1
+        : -1;
+  /** Whether `row` comes after `position` newest first (with the flawed store, or is at it). */
+  const isAfter = (row: { createdAt: string; id: string }, position: { createdAt: string; id: string }) => {
+    const order = newestFirst(position, row);
+    return flaw === "lists-from-after-inclusive" ? order <= 0 : order < 0;
+  };
+  /** The addresses (as `addr` writes them) of one owner in every bucket. */
+  const ownedBy = (scope: string, scopeId: string) => (key: string) => {
+    const [s, id, bucket] = JSON.parse(key) as [string, string, string];
+    if (flaw === "remove-keeps-other-buckets" && bucket !== "shared") return false;
+    if (flaw === "remove-scope-by-id-prefix") return s === scope && id.startsWith(scopeId);
+    return flaw === "remove-by-owner-id" ? id === scopeId : s === scope && id === scopeId;
+  };
+  /** Drops one owner's state, resources and content in every bucket, counting them. */
+  const dropOwner = (scope: string, scopeId: string, keepResources = false) => {
+    const owned = ownedBy(scope, scopeId);
+    let states = 0;
+    let resources = 0;
+    let contents = 0;
+    for (const key of [...scopeState.keys()]) {
+      if (!owned(key)) continue;
+      scopeState.delete(key);
+      states++;
+    }
+    if (keepResources) return { states, resources, contents };
+    for (const [key, map] of [...rows.entries()]) {
+      if (!owned(key)) continue;
+      if (flaw === "remove-keeps-tombstones") {
+        for (const [k, row] of [...map.entries()]) {
+          if (row.state === null) continue;
+          map.delete(k);
+          resources++;
+        }
+      } else {
+        resources += map.size;
+        rows.delete(key);
+      }
+    }
+    for (const key of [...content.keys()]) {
+      if (!owned(JSON.parse(key)[0])) continue;
+      content.delete(key);
+      contents++;
+    }
+    return { states, resources, contents };
+  };
+  /** Removes requests with their events and active entries; returns the events' count. */
+  const dropRequests = (doomed: RequestRecord[]) => {
+    let removedEvents = 0;
+    for (const r of doomed) {
+      requests.delete(r.id);
+      if (flaw !== "remove-keeps-events") {
+        removedEvents += events.get(r.id)?.length ?? 0;
+        events.delete(r.id);
+      }
+      active.delete(r.id);
+    }
+    return removedEvents;
+  };
 
   const addr = (a: ScopeAddress) =>
     JSON.stringify([a.scope, a.scopeId, flaw === "ignores-bucket" ? "" : a.bucket]);
@@ -151,14 +238,15 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
             (s) =>
               (query.userId === undefined || s.userId === query.userId) &&
               (query.orgId === undefined || s.orgId === query.orgId) &&
-              (query.flowIds === undefined || (s.flowId !== null && query.flowIds.includes(s.flowId))),
+              (query.flowIds === undefined || (s.flowId !== null && query.flowIds.includes(s.flowId))) &&
+              (s.deleting !== true || flaw === "lists-deleting-sessions"),
           )
-          .sort((a, b) =>
-            a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
-          );
+          .sort(newestFirst);
+        const after = query.after;
+        const from = after === undefined ? matching : matching.filter((s) => isAfter(s, after));
         const offset = query.offset ?? 0;
         const end = query.limit === undefined ? undefined : offset + query.limit;
-        return { items: copy(matching.slice(offset, end)), total: matching.length };
+        return { items: copy(from.slice(offset, end)), total: matching.length };
       },
       async listChildren(parentSessionId, filter) {
         return copy(
@@ -180,9 +268,48 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         const found = sessions.get(id);
         if (!found) return null;
         if (flaw === "mutable-owner-fields") Object.assign(found, copy(patch));
-        if (patch.title !== undefined) found.title = patch.title;
+        if (patch.title === null && flaw !== "keeps-null-title") delete found.title;
+        else if (patch.title !== undefined) found.title = patch.title as string;
         if (patch.metadata !== undefined) found.metadata = copy(patch.metadata);
+        const merge = patch.metadataPatch;
+        if (merge !== undefined) {
+          // The flawed store merges into a copy read before an await: a concurrent patch is lost.
+          const base = flaw === "racy-metadata-patch" ? copy(found.metadata) : undefined;
+          if (base !== undefined) await tick();
+          const metadata = flaw === "patch-replaces-metadata" ? {} : (base ?? found.metadata);
+          for (const [key, value] of Object.entries(copy(merge))) {
+            const existing = metadata[key];
+            if (value === null) delete metadata[key];
+            else if (
+              flaw === "patch-merges-deep" &&
+              typeof existing === "object" &&
+              existing !== null &&
+              typeof value === "object"
+            )
+              Object.assign(existing, value);
+            else metadata[key] = value as JsonValue;
+          }
+          found.metadata = metadata;
+        }
         return copy(found);
+      },
+      async markDeleting(id) {
+        const found = sessions.get(id);
+        if (!found) return false;
+        found.deleting = true;
+        return true;
+      },
+      async remove(id) {
+        if (!sessions.has(id)) return null;
+        const doomed = [...requests.values()].filter((r) => r.sessionId === id);
+        const removedEvents = dropRequests(doomed);
+        const scope = dropOwner("session", id);
+        if (flaw === "remove-takes-children") {
+          for (const child of [...sessions.values()])
+            if (child.parentSessionId === id) sessions.delete(child.id);
+        }
+        sessions.delete(id);
+        return { requests: doomed.length, events: removedEvents, ...scope };
       },
     },
     requests: {
@@ -207,6 +334,27 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         else if (claim !== undefined) found.claim = claim;
         found.version += 1;
         return { ok: true, version: found.version };
+      },
+      async listBySession(sessionId, options) {
+        const after = options.after;
+        const order =
+          flaw === "session-requests-oldest-first"
+            ? (a: RequestRecord, b: RequestRecord) => newestFirst(b, a)
+            : newestFirst;
+        return copy(
+          [...requests.values()]
+            .filter((r) => r.sessionId === sessionId && (after === undefined || isAfter(r, after)))
+            .sort(order)
+            .slice(0, options.limit),
+        );
+      },
+      async removeByUser(userId, options = {}) {
+        const orgId = flaw === "remove-by-user-ignores-org" ? undefined : options.orgId;
+        const doomed = [...requests.values()].filter(
+          (r) => r.userId === userId && (orgId === undefined || r.orgId === orgId),
+        );
+        dropRequests(doomed);
+        return doomed.length;
       },
       async listByStatus(statuses, options = {}) {
         return copy(
@@ -305,6 +453,9 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
       },
     },
     scopeState: {
+      async removeScope(scope, scopeId) {
+        return dropOwner(scope, scopeId, flaw === "remove-scope-keeps-resources");
+      },
       async get(address) {
         const found = scopeState.get(addr(address));
         return found ? copy(found) : null;
@@ -391,14 +542,19 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         const matching = [...bucketRows(address).entries()]
           .filter(([key, row]) => listed(key, row, prefix, leaf && !afterPaging))
           .sort(([a], [b]) => (flaw === "insertion-order-list" ? 0 : keyCompare(a, b)));
+        const after = options.after;
+        const from =
+          after === undefined
+            ? matching
+            : matching.filter(([key]) => (flaw === "keyset-includes-after" ? key >= after : key > after));
         const offset = options.offset ?? 0;
         const end = options.limit === undefined ? undefined : offset + options.limit;
         return {
-          items: matching
+          total: flaw === "keyset-narrows-total" ? from.length : matching.length,
+          items: from
             .slice(offset, end)
             .filter(([key]) => !leaf || !afterPaging || isLeaf(key, prefix))
             .map(([key, row]) => record(key, row)),
-          total: matching.length,
         };
       },
       async count(address, prefix = "", options = {}) {

@@ -1,7 +1,6 @@
-import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { FlowError } from "@flowrt/core";
-import { type FsContext, isNotFound, readJsonFile } from "./fs-context.js";
+import { type FsContext, readdirOrEmpty, readJsonFile } from "./fs-context.js";
 import { mapLimit } from "./map-limit.js";
 import { fannedPath, nameOf } from "./naming.js";
 
@@ -45,7 +44,8 @@ export class DocTable<T> {
     return this.ctx.writeAtomic(this.fileOf(id), JSON.stringify({ id, data } satisfies Doc<T>));
   }
 
-  remove(id: string): Promise<void> {
+  /** Removes the record of `id`; resolves whether there was one. */
+  remove(id: string): Promise<boolean> {
     return this.ctx.remove(this.fileOf(id));
   }
 
@@ -61,14 +61,5 @@ export class DocTable<T> {
     }
     const docs = await mapLimit(files, 32, (file) => readJsonFile<Doc<T>>(file));
     return docs.filter((doc): doc is Doc<T> => doc !== null);
-  }
-}
-
-async function readdirOrEmpty(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (error) {
-    if (isNotFound(error)) return [];
-    throw error;
   }
 }

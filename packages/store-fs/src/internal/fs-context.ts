@@ -69,7 +69,8 @@ export class FsContext {
 
   /**
    * Removes temp files that a crashed process left behind. A temp file is never read: its rename
-   * did not happen, so the write it belonged to was never acknowledged.
+   * did not happen, so the write it belonged to was never acknowledged. The same goes for a folder
+   * moved here to be removed ({@link discardDir}) whose removal a crash cut short.
    */
   private async sweepTemp(): Promise<void> {
     const names = await readdir(this.tmpDir);
@@ -82,7 +83,7 @@ export class FsContext {
         const info = await stat(file).catch(() => null);
         stale = info !== null && now - info.mtimeMs > STALE_TEMP_MS;
       }
-      if (stale) await rm(file, { force: true });
+      if (stale) await rm(file, { force: true, recursive: true });
     }
   }
 
@@ -127,29 +128,49 @@ export class FsContext {
     if (this.fsync) await fsyncDir(dir);
   }
 
-  /** Removes a folder and everything under it, if it exists, and makes the removal durable. */
-  async removeDir(dir: string): Promise<void> {
-    // The folders under it are gone (or will be): a later write there makes them again.
-    const inside = dir + path.sep;
-    for (const known of this.knownDirs)
-      if (known === dir || known.startsWith(inside)) this.knownDirs.delete(known);
-    await this.removeDurably(dir, () => rm(dir, { recursive: true }));
+  /**
+   * Removes a folder and everything under it in one atomic step, if it exists: the folder is renamed into the
+   * temp folder (from then on it is gone from where it was, whole), then removed from there. A crash after the
+   * rename leaves it in the temp folder, which the next start sweeps. `inspect` runs on the moved folder before
+   * it is removed (to count what it held). Returns whether the folder existed.
+   */
+  async discardDir(dir: string, inspect?: (moved: string) => Promise<void>): Promise<boolean> {
+    this.forgetDirs(dir);
+    const moved = path.join(this.tmpDir, `${process.pid}-${this.instanceId}-${this.tmpCounter++}.trash`);
+    try {
+      await rename(dir, moved);
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+    if (this.fsync) await fsyncDir(path.dirname(dir));
+    await inspect?.(moved);
+    await rm(moved, { recursive: true, force: true });
+    return true;
   }
 
-  /** Removes a file if it exists and makes the removal durable. */
-  remove(file: string): Promise<void> {
+  /** Removes a file if it exists and makes the removal durable; returns whether it existed. */
+  remove(file: string): Promise<boolean> {
     return this.removeDurably(file, () => unlink(file));
   }
 
+  /** The folders at or under `dir` are gone (or will be): a later write there makes them again. */
+  private forgetDirs(dir: string): void {
+    const inside = dir + path.sep;
+    for (const known of this.knownDirs)
+      if (known === dir || known.startsWith(inside)) this.knownDirs.delete(known);
+  }
+
   /** Runs `removal` of `target`; a target already missing is no error and needs no fsync. */
-  private async removeDurably(target: string, removal: () => Promise<unknown>): Promise<void> {
+  private async removeDurably(target: string, removal: () => Promise<unknown>): Promise<boolean> {
     try {
       await removal();
     } catch (error) {
-      if (isNotFound(error)) return;
+      if (isNotFound(error)) return false;
       throw error;
     }
     if (this.fsync) await fsyncDir(path.dirname(target));
+    return true;
   }
 }
 
@@ -166,6 +187,16 @@ export async function readJsonFile<T>(file: string): Promise<T | null> {
     return JSON.parse(text) as T;
   } catch (cause) {
     throw new FlowError("store-error", `The store file ${file} is not valid JSON.`, { cause });
+  }
+}
+
+/** The names in a folder; none when it does not exist. */
+export async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
   }
 }
 

@@ -100,18 +100,21 @@ export class KeyIndex {
 
   /**
    * The live keys starting with `prefix` (for `leaf`, only those with no `/` after the prefix's last
-   * `/`), in key order: the `[offset, offset + limit)` slice of them and how many there are.
+   * `/`), in key order: the `[offset, offset + limit)` slice of them (of those strictly greater than
+   * `after`, when given) and how many there are (all of them, whatever `after` says).
    */
   select(
     prefix: string,
     leaf: boolean,
     offset = 0,
     limit = Number.POSITIVE_INFINITY,
+    after?: string,
   ): { keys: string[]; total: number } {
     const keys = leaf ? this.leaves(prefix, false) : this.keys;
     if (!keys) return { keys: [], total: 0 };
     const [start, end] = keys.range(prefix);
-    const from = Math.min(end, start + offset);
+    const first = after === undefined ? start : Math.max(start, keys.rankAfter(after));
+    const from = Math.min(end, first + offset);
     return { keys: keys.slice(from, Math.min(end, from + limit)), total: end - start };
   }
 

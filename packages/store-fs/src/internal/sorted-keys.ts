@@ -47,6 +47,18 @@ export class SortedKeys {
     return [start, lo];
   }
 
+  /** How many keys are less than or equal to `key`: the index of the first key strictly greater. */
+  rankAfter(key: string): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.keys[mid]! <= key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   slice(start: number, end: number): string[] {
     return this.keys.slice(start, end);
   }

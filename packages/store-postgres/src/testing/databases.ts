@@ -10,7 +10,10 @@ import { createPgliteDriver } from "../pglite-driver.js";
 import { createPostgresStores, type PostgresStores, type PostgresStoresOptions } from "../stores.js";
 
 export const DATABASE_URL = process.env.DATABASE_URL;
-export const backend = DATABASE_URL ? "server" : "pglite";
+export type Backend = "server" | "pglite";
+export const backend: Backend = DATABASE_URL ? "server" : "pglite";
+/** Every backend a test can run on here: PGlite always, the server too when `DATABASE_URL` is set. */
+export const backends: Backend[] = DATABASE_URL ? ["pglite", "server"] : ["pglite"];
 
 export function uniqueSchema(): string {
   return `flowrt_test_${randomBytes(6).toString("hex")}`;
@@ -39,12 +42,21 @@ export interface TestStores {
 }
 
 /** Stores in a fresh schema, set up. `schema` reuses one (a second "host" on the same data). */
-export async function createTestStores(
+export function createTestStores(
+  options: { schema?: string; onError?: PostgresStoresOptions["onError"] } = {},
+): Promise<TestStores> {
+  return createTestStoresOn(backend, options);
+}
+
+/** {@link createTestStores} on a given backend (`server` needs `DATABASE_URL`). */
+export async function createTestStoresOn(
+  on: Backend,
   options: { schema?: string; onError?: PostgresStoresOptions["onError"] } = {},
 ): Promise<TestStores> {
   const schema = options.schema ?? uniqueSchema();
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  if (DATABASE_URL) {
+  if (on === "server") {
+    if (!DATABASE_URL) throw new Error("The server backend needs DATABASE_URL.");
     const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
     const stores = createPostgresStores({ connectionString: DATABASE_URL, schema, onError });
     await stores.setup();

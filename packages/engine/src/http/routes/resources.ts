@@ -34,9 +34,26 @@ export const resourceRoutes: Route<HttpContext>[] = [
           description: "Page size, at most 200: a larger value is served as 200 (not refused).",
           schema: { type: "integer", minimum: 1, default: 50 },
         },
-        { name: "offset", in: "query", schema: { type: "integer", minimum: 0, default: 0 } },
-        { name: "topicPrefix", in: "query", schema: { type: "string" } },
-        { name: "cursor", in: "query", schema: { type: "string" } },
+        {
+          name: "offset",
+          in: "query",
+          description: "Items to skip. Not with cursor (400 invalid-pagination).",
+          schema: { type: "integer", minimum: 0, default: 0 },
+        },
+        {
+          name: "topicPrefix",
+          in: "query",
+          description:
+            "Prefix of the full storage key (notes/a for pattern notes/*), not of the part after the pattern's literal prefix.",
+          schema: { type: "string" },
+        },
+        {
+          name: "cursor",
+          in: "query",
+          description:
+            "Opaque: a previous page's pagination.nextCursor, with the same topicPrefix. The page starts after the key that page ended on (keyset: the same cost at any depth) and answers { limit, cursor, nextCursor, total, hasMore }. A malformed cursor, or one made for another collection or topicPrefix, is 400 invalid-pagination. External collections: the app's own cursor.",
+          schema: { type: "string" },
+        },
       ],
       responses: { 200: jsonAnswer("Collection page") },
       errors: [400, 401, 403, 404],

@@ -3,7 +3,9 @@
  *
  * 1. Page and count time at 1k, 100k and 1M items in one scope (target: 1M within 2× of 1k). Each size
  *    gets a fresh schema, loaded by bulk SQL into the store's own tables (see postgres-populate.ts),
- *    and every figure is measured through the store API.
+ *    and every figure is measured through the store API. At each size also a collection's leaf page by
+ *    keyset, `list(address, { prefix, leaf: true, after, limit: 50 })` at depth nine tenths of the items
+ *    (900 000 of 1 000 000), beside the first leaf page, in alternating rounds (issue 21 target: within 2×).
  * 2. 64 concurrent `incState`-style compare-and-swap increments of one key through the store API,
  *    beside a raw `UPDATE … SET n = n + 1` through the same pool (target: ≥ 0.5× its throughput,
  *    every increment landing), without and with a fence (a durable run's writes, under one request's
@@ -18,6 +20,7 @@ import { availableParallelism, loadavg } from "node:os";
 import type { ScopeAddress } from "@flowrt/core";
 import { createPostgresStores, type PostgresStores } from "@flowrt/store-postgres";
 import pg from "pg";
+import { median } from "./before-after.js";
 import { formatTable, type Measurement, measure } from "./measure.js";
 import { durableTable } from "./postgres-durable.js";
 import { casIncrements, claimedRequest, rawIncrements } from "./postgres-increments.js";
@@ -32,15 +35,33 @@ interface SizeResult {
   prefixPage: Measurement;
   countCollection: Measurement;
   countPrefix: Measurement;
+  depth: CursorDepth;
 }
+
+/** The first leaf page and the leaf page after the key at `depth - 1`, measured in alternating rounds. */
+interface CursorDepth {
+  depth: number;
+  first: Measurement[];
+  deep: Measurement[];
+}
+
+const CURSOR_ROUNDS = 3;
 
 /** Fails the run if the store does not read back what was loaded: a fast wrong answer is no result. */
 async function check(stores: PostgresStores, n: number): Promise<void> {
   const total = await stores.resources.count(address, "items/");
+  const leaves = await stores.resources.count(address, "items/", { leaf: true });
   const page = await stores.resources.list(address, { prefix: "items/", offset: 10, limit: 50 });
   const expected = Array.from({ length: Math.min(50, n - 10) }, (_, i) => benchKey(10 + i));
-  if (total !== n || page.total !== n || page.items.map((item) => item.key).join() !== expected.join()) {
-    throw new Error(`the store reads back ${total} items (page total ${page.total}), not the ${n} loaded`);
+  if (
+    total !== n ||
+    leaves !== n ||
+    page.total !== n ||
+    page.items.map((item) => item.key).join() !== expected.join()
+  ) {
+    throw new Error(
+      `the store reads back ${total} items (${leaves} by leaf count, page total ${page.total}), not the ${n} loaded`,
+    );
   }
 }
 
@@ -68,11 +89,39 @@ async function benchSize(pool: pg.Pool, n: number, ms: number): Promise<SizeResu
     );
     const countCollection = await measure("count", () => stores.resources.count(address, "items/"), ms);
     const countPrefix = await measure("count (prefix)", () => stores.resources.count(address, prefix()), ms);
-    return { n, loadSec, firstPage, prefixPage, countCollection, countPrefix };
+    const depth = await cursorDepth(stores, n, ms);
+    return { n, loadSec, firstPage, prefixPage, countCollection, countPrefix, depth };
   } finally {
     await stores.close();
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   }
+}
+
+/**
+ * Issue 21: a collection's page by keyset at depth 0.9n (`after` the key before it), as the engine asks for a page by
+ * cursor, beside the first page of the same listing. Checked before it is timed: a fast wrong answer is no result.
+ */
+async function cursorDepth(stores: PostgresStores, n: number, ms: number): Promise<CursorDepth> {
+  const depth = Math.floor((n * 9) / 10);
+  const listing = { prefix: "items/", leaf: true, limit: 50 } as const;
+  const first = () => stores.resources.list(address, listing);
+  const deep = () => stores.resources.list(address, { ...listing, after: benchKey(depth - 1) });
+  const page = await deep();
+  const expected = Array.from({ length: Math.min(50, n - depth) }, (_, i) => benchKey(depth + i));
+  if (page.total !== n || page.items.map((item) => item.key).join() !== expected.join()) {
+    throw new Error(
+      `the leaf page after ${benchKey(depth - 1)} starts at ${page.items[0]?.key} (total ${page.total}), not at ${benchKey(depth)} of ${n}: does the store page by \`after\`?`,
+    );
+  }
+  const result: CursorDepth = { depth, first: [], deep: [] };
+  for (let round = 0; round < CURSOR_ROUNDS; round++) {
+    const pair = [
+      async () => result.first.push(await measure("leaf page (first 50)", first, ms)),
+      async () => result.deep.push(await measure(`leaf page after ${depth}`, deep, ms)),
+    ];
+    for (const step of round % 2 === 0 ? pair : pair.reverse()) await step();
+  }
+  return result;
 }
 
 function sizeRows(results: SizeResult[]) {
@@ -84,6 +133,9 @@ function sizeRows(results: SizeResult[]) {
     "count p50 µs": r.countCollection.p50Us,
     "count p99 µs": r.countCollection.p99Us,
     "count by prefix p50 µs": r.countPrefix.p50Us,
+    "leaf page first 50 p50 µs": median(r.depth.first.map((m) => m.p50Us)),
+    "leaf page by cursor at 0.9n p50 µs": median(r.depth.deep.map((m) => m.p50Us)),
+    "leaf page by cursor at 0.9n p99 µs": median(r.depth.deep.map((m) => m.p99Us)),
     "bulk load s": r.loadSec,
   }));
 }
@@ -91,6 +143,18 @@ function sizeRows(results: SizeResult[]) {
 function verdict(label: string, small: number, large: number, target: number): string {
   const x = large / small;
   return `- ${label}: ${x.toFixed(2)}× ${x <= target ? "(meets" : "(MISSES"} ≤ ${target}×)`;
+}
+
+/** Issue 21's line for one size: the page by cursor at depth ÷ the first page, medians of rounds and each round. */
+function depthVerdict(r: SizeResult): string {
+  const { depth, first, deep } = r.depth;
+  const perRound = deep.map((m, i) => (m.p50Us / first[i]!.p50Us).toFixed(2));
+  return `${verdict(
+    `leaf page by cursor at ${depth} of ${r.n} items ÷ the first leaf page (medians of ${first.length} alternating rounds)`,
+    median(first.map((m) => m.p50Us)),
+    median(deep.map((m) => m.p50Us)),
+    2,
+  )}; per round ${perRound.join(", ")}`;
 }
 
 export async function run(): Promise<string> {
@@ -118,6 +182,7 @@ export async function run(): Promise<string> {
         verdict(`page by prefix at ${at}`, small.prefixPage.p50Us, large.prefixPage.p50Us, 2),
         verdict(`count at ${at}`, small.countCollection.p50Us, large.countCollection.p50Us, 2),
         verdict(`count by prefix at ${at}`, small.countPrefix.p50Us, large.countPrefix.p50Us, 2),
+        ...results.map((r) => depthVerdict(r)),
         "",
       );
     }

@@ -27,7 +27,7 @@ import { RetentionSchedule } from "./requests/retention.js";
 import { checkCrossFlowSchemas, editableTemplateWarnings } from "./resources/index.js";
 import { ClientViews } from "./sessions/client-views.js";
 import { type EraseUserOptions, eraseUser } from "./sessions/erase-user.js";
-import { listingWindow, type PageQuery } from "./sessions/listing-cursor.js";
+import type { PageQuery } from "./sessions/listing-cursor.js";
 import { LISTING_LIMIT, SessionListings } from "./sessions/session-listings.js";
 import type { SessionChange } from "./sessions/session-patch.js";
 import { type RemovalCounts, SessionRemover } from "./sessions/session-remover.js";
@@ -251,20 +251,13 @@ export class FlowHost {
    * unless `limit` says fewer, from `cursor` on. {@link listSessionsPage} also answers the next page's cursor.
    */
   async listSessions(caller: Caller, query: ListingQuery & PageQuery = {}): Promise<SessionRecord[]> {
-    return (await this.listSessionsPage(caller, { ...query, limit: query.limit ?? LISTING_LIMIT })).sessions;
+    return (await this.listings.sessionsPage(caller, { ...query, limit: query.limit ?? LISTING_LIMIT }))
+      .sessions;
   }
 
-  /** One page of the caller's sessions (`limit` default 50, at most 200) and the next page's cursor (`null` at the end). */
-  async listSessionsPage(
-    caller: Caller,
-    query: ListingQuery & PageQuery = {},
-  ): Promise<{ sessions: SessionRecord[]; nextCursor: string | null }> {
-    const { items, nextCursor } = await this.listings.listSessions(
-      caller,
-      query,
-      listingWindow("sessions", query),
-    );
-    return { sessions: items, nextCursor };
+  /** One page of the caller's sessions (`limit` default and most 200) and the next page's cursor (`null` at the end). */
+  listSessionsPage(caller: Caller, query: ListingQuery & PageQuery = {}) {
+    return this.listings.sessionsPage(caller, query);
   }
 
   /** The caller's active requests, scoped as {@link listSessions}, oldest first: every one, unless `limit` says fewer. */
@@ -272,36 +265,17 @@ export class FlowHost {
     caller: Caller,
     query: ListingQuery & PageQuery = {},
   ): Promise<ActiveRequestEntry[]> {
-    const window = listingWindow("active-requests", query);
-    if (query.limit === undefined) window.limit = Number.MAX_SAFE_INTEGER;
-    return (await this.listings.listActiveRequests(caller, query, window)).items;
+    return (await this.listings.activeRequestsPage(caller, query, query.limit === undefined)).requests;
   }
 
-  /** One page of the caller's active requests (`limit` default 50, at most 200) and the next page's cursor. */
-  async listActiveRequestsPage(
-    caller: Caller,
-    query: ListingQuery & PageQuery = {},
-  ): Promise<{ requests: ActiveRequestEntry[]; nextCursor: string | null }> {
-    const { items, nextCursor } = await this.listings.listActiveRequests(
-      caller,
-      query,
-      listingWindow("active-requests", query),
-    );
-    return { requests: items, nextCursor };
+  /** One page of the caller's active requests (`limit` default and most 200) and the next page's cursor. */
+  listActiveRequestsPage(caller: Caller, query: ListingQuery & PageQuery = {}) {
+    return this.listings.activeRequestsPage(caller, query);
   }
 
   /** One page of the requests that ran in a session, newest first, after the owner check. */
-  async listSessionRequests(
-    sessionId: string,
-    caller: Caller,
-    page: PageQuery = {},
-  ): Promise<{ requests: RequestRecord[]; nextCursor: string | null }> {
-    const { items, nextCursor } = await this.listings.listSessionRequests(
-      sessionId,
-      caller,
-      listingWindow("session-requests", page),
-    );
-    return { requests: items, nextCursor };
+  listSessionRequests(sessionId: string, caller: Caller, page: PageQuery = {}) {
+    return this.listings.sessionRequestsPage(sessionId, caller, page);
   }
 
   /** Changes a session's title and metadata, owner-checked (see `sessions/update-session.ts`). */

@@ -22,6 +22,7 @@ import { inputRefusal, type NewRequest, requestRecord, toRequestError } from "./
 import { recoverRequests } from "./recovery.js";
 import { writeAfterAbort } from "./run-abort.js";
 import { targetOf } from "./run-target.js";
+import { stopRequest } from "./stop-request.js";
 
 /** A run made ready by {@link RequestExecutor}: `execute` runs its block tree and settles with the output. */
 export interface PreparedRun {
@@ -313,13 +314,11 @@ export class RequestRunner {
 
   /** Aborts a queued or running request on any host; 409 `request-finished` once it has ended. */
   abort(requestId: string): Promise<RequestRecord> {
-    return this.abortAndTell(requestId, undefined);
+    return this.abortWith(requestId, undefined);
   }
 
-  private abortAndTell(
-    requestId: string,
-    tell: ((before: RequestRecord) => void) | undefined,
-  ): Promise<RequestRecord> {
+  /** {@link abort}, telling `tell` the record as it was before the abort (for {@link stopRequest}). */
+  abortWith(requestId: string, tell: ((before: RequestRecord) => void) | undefined): Promise<RequestRecord> {
     return this.lifecycle.abort(requestId, async (before) => {
       tell?.(before);
       const local = this.runs.get(requestId);
@@ -330,28 +329,9 @@ export class RequestRunner {
     });
   }
 
-  /**
-   * Aborts a request (as {@link abort}; one that has already ended, or is gone, is left as it is) and settles once
-   * no run of it writes any more, so that its records can be removed. A run here is awaited until it has settled,
-   * for at most a lease: past that (a block that ignores `ctx.signal`), its writes are refused since the abort
-   * anyway, and only one already handed to the store before it could still land. A durable run elsewhere is
-   * fenced (its writes are refused once its request is gone); a non-durable one elsewhere sees the abort at its
-   * next claim renewal, so its claim is waited out (at most a lease).
-   */
-  async stop(requestId: string): Promise<void> {
-    let before: RequestRecord | undefined;
-    try {
-      await this.abortAndTell(requestId, (record) => {
-        before = record;
-      });
-    } catch (error) {
-      if (!hasErrorCode(error, "request-finished") && !hasErrorCode(error, "request-not-found")) throw error;
-    }
-    await atMost(this.whenSettled(requestId), this.leaseMs);
-    const claim = before?.claim;
-    if (before?.durable === false && claim !== undefined && claim.hostId !== this.options.hostId) {
-      await atMost(undefined, Math.min(claim.until - Date.now(), this.leaseMs));
-    }
+  /** Aborts a request and settles once no run of it writes any more (see {@link stopRequest}). */
+  stop(requestId: string): Promise<void> {
+    return stopRequest(this, this.options.hostId, requestId);
   }
 
   /** One recovery pass (see {@link recoverRequests}). */
@@ -391,15 +371,4 @@ export class RequestRunner {
     }
     this.leases.stop();
   }
-}
-
-/** Settles when `promise` does, or after `ms` (at once when `ms` is not positive), whichever comes first. */
-function atMost(promise: Promise<void> | undefined, ms: number): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const elapsed = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  if (promise === undefined) return elapsed;
-  return Promise.race([promise, elapsed]).finally(() => clearTimeout(timer));
 }

@@ -3,7 +3,13 @@ import type { AccessControl } from "../access/access-control.js";
 import type { Caller } from "../access/caller.js";
 import { type ListingQuery, type ListingScope, listingScopes } from "../access/listing-scope.js";
 import { canRead, isOwner, orgsDiffer } from "../access/ownership.js";
-import { encodeCursor, type ListingPosition, type ListingWindow } from "./listing-cursor.js";
+import {
+  encodeCursor,
+  type ListingPosition,
+  type ListingWindow,
+  listingWindow,
+  type PageQuery,
+} from "./listing-cursor.js";
 
 /** The most rows a listing answers in one page. */
 export const LISTING_LIMIT = 200;
@@ -163,6 +169,38 @@ export class SessionListings {
           ? encodeCursor("session-requests", { at: last.createdAt, id: last.id })
           : null,
     };
+  }
+
+  /** One page of {@link listSessions} for a listing's `limit` and `cursor`, with the next page's cursor. */
+  async sessionsPage(
+    caller: Caller,
+    query: ListingQuery & PageQuery,
+  ): Promise<{ sessions: SessionRecord[]; nextCursor: string | null }> {
+    const { items, nextCursor } = await this.listSessions(caller, query, listingWindow("sessions", query));
+    return { sessions: items, nextCursor };
+  }
+
+  /** One page of {@link listActiveRequests}; `everyOne` lifts the page size's cap (the host's array listing). */
+  async activeRequestsPage(
+    caller: Caller,
+    query: ListingQuery & PageQuery,
+    everyOne = false,
+  ): Promise<{ requests: ActiveRequestEntry[]; nextCursor: string | null }> {
+    const window = listingWindow("active-requests", query);
+    if (everyOne) window.limit = Number.MAX_SAFE_INTEGER;
+    const { items, nextCursor } = await this.listActiveRequests(caller, query, window);
+    return { requests: items, nextCursor };
+  }
+
+  /** One page of {@link listSessionRequests} for a listing's `limit` and `cursor`. */
+  async sessionRequestsPage(
+    sessionId: string,
+    caller: Caller,
+    page: PageQuery,
+  ): Promise<{ requests: RequestRecord[]; nextCursor: string | null }> {
+    const window = listingWindow("session-requests", page);
+    const { items, nextCursor } = await this.listSessionRequests(sessionId, caller, window);
+    return { requests: items, nextCursor };
   }
 
   /** Children of a conversation, scoped to the parent's owner, tenant, org and flow (from the stored parent). */

@@ -9,6 +9,7 @@ import {
   BASE_PATH,
   BENCH_USER,
   COLLECTION,
+  FLOW_ID,
   ITEM_PREFIX,
   itemStateSchema,
   seededContent,
@@ -107,9 +108,18 @@ export function createBareApp(count: number): BareApp {
     const keys = session.keys.slice(offset, offset + take);
     const total = session.keys.length;
     const hasMore = offset + keys.length < total;
+    const last = keys[keys.length - 1];
+    // The next page's opaque cursor: what flowrt answers (the position after this page's last key).
+    const nextCursor =
+      hasMore && last !== undefined
+        ? Buffer.from(
+            JSON.stringify({ v: 1, f: FLOW_ID, r: req.params.ref, p: ITEM_PREFIX, k: last }),
+            "utf8",
+          ).toString("base64url")
+        : null;
     res.json({
       items: keys.map((topic) => ({ topic, clientData: session.state.get(topic) })),
-      pagination: { offset, limit: take, total, hasMore, nextOffset: hasMore ? offset + keys.length : null },
+      pagination: { offset, limit: take, total, hasMore, nextOffset: offset + keys.length, nextCursor },
     });
   });
 

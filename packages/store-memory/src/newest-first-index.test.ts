@@ -37,6 +37,45 @@ describe("NewestFirstIndex", () => {
     expect(index.size).toBe(1);
   });
 
+  it("stays in order through random inserts and removals (compactions included), against a sorted reference", () => {
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const index = new NewestFirstIndex<ReturnType<typeof row>>();
+    let held: ReturnType<typeof row>[] = [];
+    for (let step = 0; step < 5000; step++) {
+      if (held.length > 0 && random(3) === 0) {
+        const gone = held.splice(random(held.length), 1)[0]!;
+        index.delete(gone);
+        index.delete(gone); // a second removal changes nothing
+      } else {
+        // Mostly newer than all (as rows are made), sometimes anywhere, with ties on the time.
+        const time = random(4) === 0 ? random(step + 1) : step;
+        const r = row(String(time).padStart(5, "0"), String.fromCharCode(97 + random(26)) + step);
+        index.add(r);
+        held.push(r);
+      }
+      if (step % 500 === 0 || step === 4999) {
+        const expected = [...held].sort((a, b) => (newerThan(a, b) ? -1 : newerThan(b, a) ? 1 : 0));
+        expect([...index.from()]).toEqual(expected);
+        expect(index.size).toBe(held.length);
+        const middle = expected[Math.floor(expected.length / 2)];
+        if (middle) expect([...index.from(middle)]).toEqual(expected.slice(expected.indexOf(middle) + 1));
+      }
+    }
+    // Everything removed, then a row removed and added back before any compaction: it is listed once.
+    for (const r of held) index.delete(r);
+    held = [];
+    expect(index.size).toBe(0);
+    const back = row("99999", "z");
+    index.add(back);
+    index.delete(back);
+    index.add(back);
+    expect([...index.from()]).toEqual([back]);
+  });
+
   it("compares by time, then id", () => {
     expect(newerThan(row("2", "a"), row("1", "z"))).toBe(true);
     expect(newerThan(row("1", "b"), row("1", "a"))).toBe(true);

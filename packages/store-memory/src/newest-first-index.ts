@@ -12,33 +12,43 @@ export function newerThan(a: Positioned, b: Positioned): boolean {
   return a.createdAt === b.createdAt ? a.id > b.id : a.createdAt > b.createdAt;
 }
 
+/** Below this many removed rows an index is never compacted (a small one is cheap to walk past them). */
+const COMPACT_AT_LEAST = 64;
+
 /**
  * Rows sorted newest first (`createdAt` descending, then `id` descending), for keyset pages: finding where a
- * page starts is a binary search, so a page costs O(log n + what it walks) at any depth. An insert or delete
- * is a binary search and one `splice`. Rows are kept by identity; each must be in the index at most once.
+ * page starts is a binary search, so a page costs O(log n + what it walks) at any depth.
+ *
+ * The rows are held oldest first, so the usual insert (a row newer than all, as sessions and requests are made)
+ * is an append; a removal marks the row and the array is compacted once half of it is marked, so removing the
+ * oldest rows (retention) or any others costs O(1) amortised rather than moving the array. An insert out of
+ * order is a binary search and one `splice`. Rows are kept by identity; each must be in the index at most once,
+ * and its `createdAt` and `id` must not change while it is.
  */
 export class NewestFirstIndex<Row extends Positioned> {
-  readonly #rows: Row[] = [];
+  /** Oldest first; removed rows stay until the next compaction. */
+  #rows: Row[] = [];
+  readonly #removed = new Set<Row>();
 
   get size(): number {
-    return this.#rows.length;
+    return this.#rows.length - this.#removed.size;
   }
 
   add(row: Row): void {
-    this.#rows.splice(this.#startAfterNewer(row), 0, row);
+    // Removed and added again before a compaction: it is still in its place.
+    if (this.#removed.delete(row)) return;
+    const rows = this.#rows;
+    const last = rows[rows.length - 1];
+    if (last === undefined || newerThan(row, last)) rows.push(row);
+    else rows.splice(this.#firstNewerThan(row), 0, row);
   }
 
   /** Removes `row` when it is in the index. */
   delete(row: Row): void {
-    for (let i = this.#startAfterNewer(row); i < this.#rows.length; i++) {
-      const at = this.#rows[i]!;
-      if (at === row) {
-        this.#rows.splice(i, 1);
-        return;
-      }
-      // Equal positions sit together; past them the row is not here.
-      if (at.createdAt !== row.createdAt || at.id !== row.id) return;
-    }
+    if (this.#removed.has(row) || !this.#holds(row)) return;
+    this.#removed.add(row);
+    const removed = this.#removed.size;
+    if (removed >= COMPACT_AT_LEAST && removed * 2 >= this.#rows.length) this.#compact();
   }
 
   /**
@@ -47,30 +57,54 @@ export class NewestFirstIndex<Row extends Positioned> {
    */
   *from(after?: Positioned): IterableIterator<Row> {
     const rows = this.#rows;
-    let i = after === undefined ? 0 : this.#startAfter(after);
-    for (; i < rows.length; i++) yield rows[i]!;
+    const removed = this.#removed;
+    // Rows strictly older than `after` are a prefix of the oldest-first array: walked from its end.
+    for (let i = (after === undefined ? rows.length : this.#firstNotOlderThan(after)) - 1; i >= 0; i--) {
+      const row = rows[i]!;
+      if (removed.size === 0 || !removed.has(row)) yield row;
+    }
   }
 
-  /** Index of the first row that is not newer than `position` (a row equal to it included). */
-  #startAfterNewer(position: Positioned): number {
+  /** Whether `row` itself (not only a row at its position) is in the array. */
+  #holds(row: Row): boolean {
+    const rows = this.#rows;
+    for (let i = this.#firstNewerThan(row) - 1; i >= 0; i--) {
+      const at = rows[i]!;
+      if (at === row) return true;
+      // Equal positions sit together; past them the row is not here.
+      if (at.createdAt !== row.createdAt || at.id !== row.id) return false;
+    }
+    return false;
+  }
+
+  #compact(): void {
+    const removed = this.#removed;
+    this.#rows = this.#rows.filter((row) => !removed.has(row));
+    removed.clear();
+  }
+
+  /** Index of the first row newer than `position` (the array's length when none is). */
+  #firstNewerThan(position: Positioned): number {
+    const rows = this.#rows;
     let lo = 0;
-    let hi = this.#rows.length;
+    let hi = rows.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (newerThan(this.#rows[mid]!, position)) lo = mid + 1;
-      else hi = mid;
+      if (newerThan(rows[mid]!, position)) hi = mid;
+      else lo = mid + 1;
     }
     return lo;
   }
 
-  /** Index of the first row strictly after `position` in the listing order. */
-  #startAfter(position: Positioned): number {
+  /** Index of the first row that is not older than `position` (a row equal to it included). */
+  #firstNotOlderThan(position: Positioned): number {
+    const rows = this.#rows;
     let lo = 0;
-    let hi = this.#rows.length;
+    let hi = rows.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (newerThan(position, this.#rows[mid]!)) hi = mid;
-      else lo = mid + 1;
+      if (newerThan(position, rows[mid]!)) lo = mid + 1;
+      else hi = mid;
     }
     return lo;
   }

@@ -13,11 +13,21 @@ import type {
 } from "@flowrt/core";
 import { FlowError } from "@flowrt/core";
 import type { FenceGate } from "./internal/fence-gate.js";
-import { type FsContext, readdirOrEmpty, readJsonFile } from "./internal/fs-context.js";
+import { type FsContext, readJsonFile } from "./internal/fs-context.js";
 import { KeyIndex } from "./internal/key-index.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { mapLimit } from "./internal/map-limit.js";
 import { addressId, fannedPath, nameOf } from "./internal/naming.js";
+import {
+  type ContentDoc,
+  checkKey,
+  contentIsCurrent,
+  countFanned,
+  currentOf,
+  lifeOf,
+  toRecord,
+  type ValueDoc,
+} from "./internal/resource-docs.js";
 import type { ScopeBuckets } from "./internal/scope-buckets.js";
 import {
   assertAddress,
@@ -29,27 +39,6 @@ import {
   conditionHolds,
   jsonCopy,
 } from "./internal/validate.js";
-
-/** A key's value file. `state: null` is a tombstone: the key is deleted but keeps its version. */
-interface ValueDoc {
-  key: string;
-  version: number;
-  /**
-   * The key's life: a delete starts a new one (the tombstone's version), a create or an update keeps it. A content
-   * row belongs to the life it was written in. Absent (0) in files written before lives existed.
-   */
-  life?: number;
-  state: JsonObject | null;
-  createdAt: number | null;
-  accessedAt: number | null;
-}
-
-interface ContentDoc {
-  key: string;
-  /** The life of the key's value when the content was written (absent: 0, see {@link ValueDoc.life}). */
-  life?: number;
-  content: string;
-}
 
 interface Bucket {
   dir: string;
@@ -392,47 +381,8 @@ export class FsResourceStore implements ResourceStore {
   }
 }
 
-/** How many `.json` files the fanned-out folder `dir` (`<2 hex>/<name>.json`) holds. */
-async function countFanned(dir: string): Promise<number> {
-  let count = 0;
-  for (const fan of await readdirOrEmpty(dir)) {
-    for (const name of await readdirOrEmpty(path.join(dir, fan))) if (name.endsWith(".json")) count++;
-  }
-  return count;
-}
-
 /** Waits for a bucket's queued index log writes; a bucket whose index failed to load has none. */
 async function flushIndex(bucket: Bucket): Promise<void> {
   const index = await bucket.index.catch(() => null);
   await index?.flush().catch(() => {});
-}
-
-function checkKey(stored: unknown, key: string, file: string): void {
-  if (stored !== key)
-    throw new FlowError("store-error", `The store file ${file} holds another key than its name says.`);
-}
-
-function toRecord(doc: ValueDoc | null): ResourceStateRecord | null {
-  if (!doc?.state) return null;
-  return {
-    key: doc.key,
-    state: doc.state,
-    version: doc.version,
-    createdAt: doc.createdAt ?? 0,
-    accessedAt: doc.accessedAt ?? doc.createdAt ?? 0,
-  };
-}
-
-/** The life a content row written now belongs to: the value's, or 0 for a key never written. */
-function lifeOf(value: ValueDoc | null): number {
-  return value?.life ?? 0;
-}
-
-/** Whether a content row belongs to the key's present life (a delete since then ended the row's life). */
-function contentIsCurrent(doc: ContentDoc, value: ValueDoc | null): boolean {
-  return (doc.life ?? 0) === lifeOf(value);
-}
-
-function currentOf(doc: ValueDoc | null): { value: JsonObject; version: number } | null {
-  return doc?.state ? { value: doc.state, version: doc.version } : null;
 }

@@ -70,8 +70,9 @@ export class SessionService {
 
   /** A session as every route reads it: one whose removal has begun (`deleting`) is not found. */
   async get(id: string): Promise<SessionRecord> {
-    const session = await this.getIncludingDeleting(id);
-    if (session.deleting) throw notFound(id);
+    // One store read and no further promise: every addressed route reads its session here.
+    const session = typeof id === "string" && SESSION_ID.test(id) ? await this.stores.sessions.get(id) : null;
+    if (!session || session.deleting) throw notFound(id);
     return session;
   }
 

@@ -119,7 +119,7 @@ export async function run(): Promise<string> {
     const bare = await start("bare");
     const baseline = tree ? await start("flowrt", {}, { baseline: tree }) : undefined;
     await checkParity(flowrt, bare);
-    if (baseline) await checkParity(baseline, bare);
+    if (baseline) await checkParity(baseline, bare, true);
     const only = process.env.HTTP_ROUTES?.split(",").filter(Boolean);
     const chosen = only ? routes.filter((r) => only.some((word) => r.name.includes(word))) : routes;
     for (const route of chosen) {

@@ -5,6 +5,7 @@ import { type ListingQuery, type ListingScope, listingScopes } from "../access/l
 import { canRead, isOwner, orgsDiffer } from "../access/ownership.js";
 import {
   encodeCursor,
+  type ListingKind,
   type ListingPosition,
   type ListingWindow,
   listingWindow,
@@ -18,6 +19,24 @@ export const LISTING_LIMIT = 200;
 export interface ListingPage<T> {
   items: T[];
   nextCursor: string | null;
+}
+
+/**
+ * The page of `rows` (those after the previous page, in the listing's order, one more than the page asked for when
+ * there are more): its first `limit`, and the cursor naming the last of them when rows are left over.
+ */
+function pageOf<T>(
+  rows: T[],
+  limit: number,
+  kind: ListingKind,
+  positionOf: (row: T) => ListingPosition,
+): ListingPage<T> {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items,
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(kind, positionOf(last)) : null,
+  };
 }
 
 /** Newest first: `createdAt` descending, then `id` descending (the store's listing order). */
@@ -66,15 +85,7 @@ export class SessionListings {
     const scopes = await listingScopes(this.access, caller, query);
     const rows = (await Promise.all(scopes.map((scope) => this.scopeSessions(scope, window)))).flat();
     if (scopes.length > 1) rows.sort(newestFirst);
-    const items = rows.slice(0, window.limit);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > window.limit && last
-          ? encodeCursor("sessions", { at: last.createdAt, id: last.id })
-          : null,
-    };
+    return pageOf(rows, window.limit, "sessions", (row) => ({ at: row.createdAt, id: row.id }));
   }
 
   /**
@@ -138,15 +149,7 @@ export class SessionListings {
     const after = window.after;
     const from = after === undefined ? 0 : all.findIndex((entry) => startedAfter(entry, after));
     const rest = from < 0 ? [] : all.slice(from);
-    const items = rest.slice(0, window.limit);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rest.length > window.limit && last
-          ? encodeCursor("active-requests", { at: last.startedAt, id: last.requestId })
-          : null,
-    };
+    return pageOf(rest, window.limit, "active-requests", (row) => ({ at: row.startedAt, id: row.requestId }));
   }
 
   /** The requests that ran in a session, newest first, after the owner check (`listBySession`: keyset paging). */
@@ -160,15 +163,7 @@ export class SessionListings {
       limit: window.limit + 1,
       ...(window.after ? { after: { createdAt: window.after.at, id: window.after.id } } : {}),
     });
-    const items = rows.slice(0, window.limit);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > window.limit && last
-          ? encodeCursor("session-requests", { at: last.createdAt, id: last.id })
-          : null,
-    };
+    return pageOf(rows, window.limit, "session-requests", (row) => ({ at: row.createdAt, id: row.id }));
   }
 
   /** One page of {@link listSessions} for a listing's `limit` and `cursor`, with the next page's cursor. */

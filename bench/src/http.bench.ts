@@ -17,70 +17,17 @@
 import { cpus } from "node:os";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import type autocannon from "autocannon";
 import { baselineTree, describeBaseline } from "./baseline-tree.js";
 import { type BeforeAfterRoute, beforeAfterTable, median, rotate } from "./before-after.js";
 import { type ServerChild, startServer } from "./http-child.js";
-import { collectionPath, itemPath, seededKey } from "./http-fixture.js";
-import { headers, type LoadResult, load } from "./http-load.js";
+import { type LoadResult, load } from "./http-load.js";
 import { checkParity } from "./http-parity.js";
+import { httpRoutes as routes } from "./http-routes.js";
 import { formatTable } from "./measure.js";
 
 const TARGET_RPS_RATIO = 0.75;
 const TARGET_P99_RATIO = 2;
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-interface RouteSpec {
-  name: string;
-  requests: (server: ServerChild) => autocannon.Request[];
-}
-
-let created = 0;
-const random = (n: number) => Math.floor(Math.random() * n);
-
-const routes: RouteSpec[] = [
-  {
-    name: "GET item state",
-    requests: (server) => [
-      {
-        method: "GET",
-        headers: headers(false),
-        setupRequest: (req) => ({
-          ...req,
-          path: itemPath(server.readSessionId, seededKey(random(server.items))),
-        }),
-      },
-    ],
-  },
-  {
-    name: "GET list page (50 items)",
-    requests: (server) => [
-      {
-        method: "GET",
-        headers: headers(false),
-        setupRequest: (req) => ({
-          ...req,
-          path: `${collectionPath(server.readSessionId)}?limit=50&offset=${random(server.items - 50)}`,
-        }),
-      },
-    ],
-  },
-  {
-    name: "POST create item",
-    requests: (server) => [
-      {
-        method: "POST",
-        path: collectionPath(server.writeSessionId),
-        headers: headers(true),
-        // Unique topics (the counter is shared by both servers, so neither sees a 409), with a content body.
-        setupRequest: (req) => ({
-          ...req,
-          body: JSON.stringify({ topic: `t${(created++).toString(36)}`, content: "A short note body." }),
-        }),
-      },
-    ],
-  },
-];
 
 type Measured = LoadResult & { cpuUsPerReq: number };
 

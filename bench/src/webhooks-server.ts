@@ -13,35 +13,12 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { defineFlow, handler } from "@flowrt/core";
-import { createFlowHost, silentLogger } from "@flowrt/engine";
-import { createFlowRouter } from "@flowrt/express";
-import { createMemoryStores } from "@flowrt/store-memory";
-import { alphaWebhookVerifier } from "@flowrt/webhooks";
 import express from "express";
-import { z } from "zod";
-
-export const BENCH_SECRET = "whsec_bench";
-export const BENCH_EVENT = "invoice.paid";
+import { benchVerifier, createWebhookFlowrtApp } from "./webhooks-flowrt-app.js";
 
 const mode = process.argv[2];
 const handlerMs = mode === "flowrt-slow" || mode === "bare-slow" ? 2_000 : 0;
-const verify = alphaWebhookVerifier(BENCH_SECRET);
-
-const recordPayment = handler({
-  name: "recordPayment",
-  inputSchema: z.object({ id: z.string(), type: z.string() }).passthrough(),
-  execute: async (input) => {
-    if (handlerMs > 0) await sleep(handlerMs);
-    return { id: input.id };
-  },
-});
-
-const payments = defineFlow({
-  kind: "payments",
-  authentication: { requireUser: false, defaultUserId: "stripe" },
-  webhooks: { stripe: { on: { [BENCH_EVENT]: { block: recordPayment } } } },
-});
+const verify = benchVerifier();
 
 const app = express();
 let close: () => Promise<void> = async () => {};
@@ -66,27 +43,10 @@ if (mode === "bare-slow" || mode === "bare-run") {
     else res.status(401).json({ error: "signature" });
   });
 } else if (mode === "flowrt-instant" || mode === "flowrt-slow") {
-  // Finished requests are purged as they would be in production, so a long run does not measure a growing heap.
-  const stores = createMemoryStores({ retention: { maxAgeMs: 5_000, maxCount: 5_000, intervalMs: 1_000 } });
-  const host = createFlowHost({
-    flows: [payments],
-    stores,
-    logger: silentLogger,
-    webhookProviders: {
-      stripe: {
-        verify,
-        eventType: (payload) => (payload as { type?: string }).type ?? null,
-        deliveryId: (payload) => (payload as { id?: string }).id,
-      },
-    },
-  });
-  await host.start();
-  app.use(createFlowRouter(host));
+  const flowrt = await createWebhookFlowrtApp(handlerMs);
+  app.use(flowrt.router);
   process.stdout.write(`engine ${fileURLToPath(import.meta.resolve("@flowrt/engine"))}\n`);
-  close = async () => {
-    await host.close();
-    await stores.close();
-  };
+  close = flowrt.close;
 } else {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);

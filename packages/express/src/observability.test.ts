@@ -407,6 +407,11 @@ describe("secrets, tokens and bodies never reach the log", () => {
     const text = log.text();
     expect(log.lines().filter((line) => line.msg === "request completed").length).toBeGreaterThanOrEqual(5);
     expect(text).toContain(BOOM); // the run's failure is there, whole
+    // Debug lines were written (so the grep below looked at them too).
+    expect(log.lines().some((line) => line.msg === "webhook delivery accepted" && line.level === 20)).toBe(
+      true,
+    );
+    expect(log.lines().some((line) => line.msg === "request completed" && line.action === "echo")).toBe(true);
     for (const secret of [SECRET, TOKEN, MARKER, sign(body)]) expect(text).not.toContain(secret);
   });
 });

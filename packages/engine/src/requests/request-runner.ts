@@ -334,8 +334,14 @@ export class RequestRunner {
     }
     const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));
     let patch: TerminalPatch;
-    if (outcome.ok) patch = { status: "completed", output };
-    else {
+    if (outcome.ok) {
+      patch = { status: "completed", output };
+      // Ids only: the output may hold anything the block returned.
+      claim.log.debug(
+        { requestId: claim.id, flowId: claim.about.flowId, action: claim.about.action },
+        "request completed",
+      );
+    } else {
       const error = toRequestError(outcome.error, this.options.exposeErrors);
       patch = { status: wasAbort ? "aborted" : "failed", error };
       if (!wasAbort) this.logFailure(claim.log, { id: claim.id, ...claim.about }, outcome.error, error);

@@ -231,6 +231,8 @@ export async function receiveWebhook(
     const failed = await host.requests.persistFailed(request, error);
     return { kind: "accepted", requestId: failed.id };
   }
+  // Never the payload or the headers (a signature): the delivery's ids only.
+  log.debug({ provider, eventType, deliveryId, requestId: record.id }, "webhook delivery accepted");
   return { kind: "accepted", requestId: record.id };
 }
 

@@ -411,7 +411,7 @@ describe("secrets, tokens and bodies never reach the log", () => {
     expect(log.lines().some((line) => line.msg === "webhook delivery accepted" && line.level === 20)).toBe(
       true,
     );
-    expect(log.lines().some((line) => line.msg === "request completed" && line.action === "echo")).toBe(true);
+    expect(log.lines().some((line) => line.msg === "run completed" && line.action === "echo")).toBe(true);
     for (const secret of [SECRET, TOKEN, MARKER, sign(body)]) expect(text).not.toContain(secret);
   });
 });

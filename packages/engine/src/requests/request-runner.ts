@@ -339,7 +339,7 @@ export class RequestRunner {
       // Ids only: the output may hold anything the block returned.
       claim.log.debug(
         { requestId: claim.id, flowId: claim.about.flowId, action: claim.about.action },
-        "request completed",
+        "run completed",
       );
     } else {
       const error = toRequestError(outcome.error, this.options.exposeErrors);

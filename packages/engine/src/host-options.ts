@@ -7,7 +7,7 @@ import type {
   RequestEvent,
   RetentionOptions,
 } from "@flowrt/core";
-import type { HostLogger } from "./logger.js";
+import type { HostLogger, LogLevel } from "./logger.js";
 
 /** Request headers as a webhook provider's hooks get them: lower-case names, as Node gives them. */
 export type WebhookHeaders = Record<string, string | string[] | undefined>;
@@ -53,8 +53,20 @@ export interface FlowHostOptions {
   basePath?: string;
   /** Serve `GET /sessions/:id/debug`. @default true, except when NODE_ENV is "production" */
   inspector?: boolean;
-  /** @default JSON lines on stderr for warnings and errors */
-  logger?: HostLogger;
+  /**
+   * Where the host's log lines go, in pino's call shape (`logger.info(fields, message)`, `child(bindings)`): a pino
+   * instance as it is. `false` writes nothing. @default JSON lines on stderr, pino's fields, from `logLevel` up
+   */
+  logger?: HostLogger | false;
+  /** The default logger's lowest level (ignored when `logger` is given). @default `FLOWRT_LOG_LEVEL`, else "info" */
+  logLevel?: LogLevel;
+  /** One `info` line per HTTP request (method, route pattern, status, duration, request id). @default true */
+  accessLog?: boolean;
+  /**
+   * Let internal errors' own messages reach clients (problem `detail`, a request record's `error.message`), for
+   * development only: they may name file paths, queries or secrets. The `errorId` is there either way. @default false
+   */
+  exposeErrors?: boolean;
   /** How long a running request's claim holds without renewal; a lapsed claim is taken over. @default 30_000 */
   leaseMs?: number;
   /**

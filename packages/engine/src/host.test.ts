@@ -14,6 +14,7 @@ import { z } from "zod";
 import { createFlowHost, type FlowHost } from "./host.js";
 import { silentLogger } from "./logger.js";
 import { headerCaller, settle, storeFactories, useHost, withHost } from "./testing/fixtures.js";
+import { recordingLogger } from "./testing/recording-logger.js";
 
 const notes = defineResourceCollection({
   pattern: "notes/*",
@@ -120,7 +121,10 @@ describe.each(storeFactories)("runtime host on the $name store", (factory) => {
       flows: [notebook],
       stores: host.stores,
       recoveryIntervalMs: 0,
-      logger: { ...silentLogger, warn: (m, d) => lines.push(JSON.stringify({ m, d })) },
+      logger: {
+        ...silentLogger,
+        warn: (d: object | string, m?: string) => void lines.push(JSON.stringify({ m, d })),
+      },
     });
     await logged.start();
     const error = await rejection(logged.invoke("notebook", "addNote", headerCaller("throw"), { input: {} }));
@@ -192,12 +196,19 @@ describe.each(storeFactories)("runtime host on the $name store", (factory) => {
     expect(session.orgId).toBe("o1");
   });
 
-  it("a failing handler lands as a failed request with its error", async () => {
+  it("a failing handler lands as a failed request with its error (internal: the catalogue's text and an errorId)", async () => {
     const { request } = await host.invoke("notebook", "fail", headerCaller("u1"), { input: null });
     const { record, events } = await settle(host, request.id);
     expect(record.status).toBe("failed");
-    expect(record.error?.message).toBe("boom");
+    // Issue 22: an application's Error is the server's; its message goes to the log only.
+    expect(record.error).toEqual({
+      code: "internal-error",
+      message: "An unexpected error occurred.",
+      retryable: false,
+      errorId: expect.any(String),
+    });
     expect(events.at(-1)!.type).toBe("request.failed");
+    expect(events.at(-1)!.data).toEqual({ error: record.error });
   });
 
   it("abort stops a running request through its AbortSignal; a finished one answers request-finished", async () => {
@@ -581,12 +592,7 @@ describe("webhook provider check", () => {
 
 describe("ctx.log in a block", () => {
   it("is callable (at the info level, like a collection hook's ctx.log(message)) and has one method per level, every line stamped with the request", async () => {
-    const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
-    const at =
-      (level: string) =>
-      (message: string, data?: Record<string, unknown>): void => {
-        lines.push([level, message, data]);
-      };
+    const { logger, lines: recorded } = recordingLogger();
     const logging = handler({
       name: "logging",
       execute: async (_input, ctx) => {
@@ -603,11 +609,12 @@ describe("ctx.log in a block", () => {
     await withHost(
       {
         flows: [flow],
-        logger: { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") },
+        logger,
       },
       async (host) => {
         const { request } = await host.invoke("logging", "logging", headerCaller(), { input: null });
         expect((await settle(host, request.id)).record.status).toBe("completed");
+        const lines = recorded.map((line) => [line.level, line.msg, line.fields]);
         expect(lines.filter(([, message]) => message === "plain" || message === "careful")).toEqual([
           ["info", "plain", { requestId: request.id, flowId: "logging", n: 1 }],
           ["warn", "careful", { requestId: request.id, flowId: "logging" }],
@@ -643,7 +650,10 @@ describe("a client-visible resource rendered through a template the model may re
     createFlowHost({
       flows: [flow],
       stores: createMemoryStores(),
-      logger: { ...silentLogger, warn: (message) => warnings.push(message) },
+      logger: {
+        ...silentLogger,
+        warn: (d: object | string, m?: string) => void warnings.push(typeof d === "string" ? d : m!),
+      },
     });
     expect(warnings).toEqual([
       'Flow "cards": resource "card" renders its content for clients through contentTemplateRef "template", which the model may rewrite (llmWritable). A template sees the whole state, so a rewritten one can show clients fields the projection hides.',

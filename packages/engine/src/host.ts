@@ -19,7 +19,7 @@ import { checkWebhookProviders } from "./flows/check-webhook-providers.js";
 import { bindInboundRoutes, type SourcedInboundRoute } from "./flows/inbound-routes.js";
 import { FlowRegistry, type RegisteredFlow } from "./flows/registry.js";
 import type { DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./host-options.js";
-import { defaultLogger, type HostLogger } from "./logger.js";
+import { type HostLogger, hostLogger } from "./logger.js";
 import { requestEvents } from "./requests/event-log.js";
 import { scheduleRecovery } from "./requests/recovery.js";
 import { RequestRunner } from "./requests/request-runner.js";
@@ -49,6 +49,10 @@ export class FlowHost {
   readonly registry: FlowRegistry;
   readonly sessions: SessionService;
   readonly logger: HostLogger;
+  /** Whether an internal error's own message reaches clients (`exposeErrors`; development only). */
+  readonly exposeErrors: boolean;
+  /** Whether the HTTP layer writes one access line per request (`accessLog`). */
+  readonly accessLog: boolean;
   readonly inspector: boolean;
   readonly webhookProviders: Readonly<Record<string, WebhookProviderDefinition>>;
   readonly hostId: string;
@@ -69,7 +73,9 @@ export class FlowHost {
     this.options = options;
     this.stores = options.stores;
     this.basePath = normalizeBasePath(options.basePath ?? DEFAULT_BASE_PATH);
-    this.logger = options.logger ?? defaultLogger;
+    this.logger = hostLogger(options.logger, options.logLevel);
+    this.exposeErrors = options.exposeErrors === true;
+    this.accessLog = options.accessLog !== false;
     this.inspector = options.inspector ?? process.env.NODE_ENV !== "production";
     this.webhookProviders = { ...(options.webhookProviders ?? {}) };
     this.hostId = options.hostId ?? `host-${randomUUID()}`;
@@ -79,7 +85,8 @@ export class FlowHost {
       this.logger,
     );
     for (const flow of this.registry.flows)
-      for (const warning of editableTemplateWarnings(flow.id, flow.allResources)) this.logger.warn(warning);
+      for (const warning of editableTemplateWarnings(flow.id, flow.allResources))
+        this.logger.warn({ flowId: flow.id }, warning);
     // The host's own option wins; else what the application gave the store (its own, older, option).
     const retention = resolveRetention(
       options.retention !== undefined ? options.retention : this.stores.retention,
@@ -102,6 +109,7 @@ export class FlowHost {
       registry: this.registry,
       logger: this.logger,
       hostId: this.hostId,
+      exposeErrors: this.exposeErrors,
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       execute: (run, record, parsedBlockInput) =>
         prepareAction(runDependencies, run, record, parsedBlockInput),

@@ -39,7 +39,17 @@ export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseCookies } from "./http/request
 export type { InboundRequest } from "./http/routes/inbound.js";
 export { formatSseEvent, SSE_HEADERS, SSE_PING, type SseStream, sseFrames } from "./http/sse.js";
 export { type HttpRequest, type HttpResponse, json } from "./http/types.js";
-export { defaultLogger, describeError, type HostLogger, silentLogger } from "./logger.js";
+export {
+  createLogger,
+  defaultLogger,
+  describeError,
+  type HostLogger,
+  type LogFn,
+  type LoggerOptions,
+  type LogLevel,
+  serializeError,
+  silentLogger,
+} from "./logger.js";
 export { streamRequestEvents } from "./requests/event-log.js";
 export { REQUEST_EVENT_TYPES, type RequestEventType, TERMINAL_EVENT_TYPES } from "./requests/event-types.js";
 export type { RequestTarget } from "./requests/new-request.js";

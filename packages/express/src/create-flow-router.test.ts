@@ -255,8 +255,12 @@ describe("createFlowRouter", () => {
       status: 500,
       code: "internal-error",
       detail: "An unexpected error occurred.",
+      errorId: expect.any(String),
     });
     expect(res.text).not.toMatch(/BigInt|at .*\.ts/);
-    expect(logged).toHaveBeenCalledWith("flow router failed", expect.objectContaining({ method: "GET" }));
+    expect(logged).toHaveBeenCalledWith(
+      expect.objectContaining({ method: "GET", errorId: res.body.errorId, err: expect.any(TypeError) }),
+      "flow router failed",
+    );
   });
 });

@@ -1,11 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { METHODS } from "node:http";
-import {
-  createMountedHandler,
-  describeError,
-  type FlowHost,
-  type MountedRequest,
-  problemResponse,
-} from "@flowrt/engine";
+import { createMountedHandler, type FlowHost, type MountedRequest, problemResponse } from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
 import { bodyStream, keptBody } from "./raw-body.js";
 import { sendResponse } from "./send-response.js";
@@ -92,9 +87,11 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
     } catch (error) {
       // Only the adapter's own failures land here: the engine answers and logs its own.
       if (res.headersSent) return void res.destroy();
-      const fields = { method: req.method, path: req.originalUrl, error: describeError(error) };
-      host.logger.error("flow router failed", fields);
-      await sendResponse(res, problemResponse(error)).catch(() => res.destroy());
+      const errorId = randomUUID();
+      const path = req.originalUrl.split("?")[0];
+      host.logger.error({ method: req.method, path, errorId, err: error }, "flow router failed");
+      const problem = problemResponse(error, { errorId, expose: host.exposeErrors });
+      await sendResponse(res, problem).catch(() => res.destroy());
     }
   };
   const flowLayer: Layer = (req, res, next) => void serve(req, res, next);

@@ -340,22 +340,34 @@ describe("custom inbound routes", () => {
         status: 500,
         code: "internal-error",
         detail: "An unexpected error occurred.",
+        errorId: expect.any(String),
       });
+      expect(res.headers["x-request-id"]).toEqual(expect.any(String));
     }
     expect(logged).toHaveBeenCalledTimes(3);
-    expect(logged).toHaveBeenCalledWith("inbound route failed", {
-      source: "failing",
-      method: "POST",
-      path: "/hooks/throws",
-      error: "Error: boom",
-    });
+    // Issue 22: pino's call shape; the whole error (with its stack) under the errorId the problem carries.
     expect(logged).toHaveBeenCalledWith(
+      {
+        source: "failing",
+        method: "POST",
+        route: "/hooks/throws",
+        errorId: expect.any(String),
+        err: expect.objectContaining({ message: "boom" }),
+      },
       "inbound route failed",
-      expect.objectContaining({
-        error: "TypeError: The inbound route handler returned an object (Object), not a Response.",
-      }),
     );
-    expect(JSON.stringify(logged.mock.calls)).not.toContain("secret-body");
+    expect(logged).toHaveBeenCalledWith(
+      expect.objectContaining({
+        err: expect.objectContaining({
+          name: "TypeError",
+          message: "The inbound route handler returned an object (Object), not a Response.",
+        }),
+      }),
+      "inbound route failed",
+    );
+    const calls = logged.mock.calls as unknown as [Record<string, unknown>, string][];
+    const written = calls.map(([fields, msg]) => ({ ...fields, msg, err: String(fields.err) }));
+    expect(JSON.stringify(written)).not.toContain("secret-body");
     // The server keeps serving, the routes and the API alike.
     await request(served.url).get("/hooks/fine").expect(200, "still here");
     await request(served.url).get("/api/flows").expect(200);
@@ -390,8 +402,11 @@ describe("custom inbound routes", () => {
     await expect(res.text()).rejects.toThrow();
     await vi.waitFor(() =>
       expect(logged).toHaveBeenCalledWith(
+        expect.objectContaining({
+          route: "/hooks/breaks",
+          err: expect.objectContaining({ message: "source failed" }),
+        }),
         "inbound route failed",
-        expect.objectContaining({ path: "/hooks/breaks", error: "Error: source failed" }),
       ),
     );
     await request(served.url).get("/api/flows").expect(200);

@@ -40,7 +40,7 @@ async function storesWith(retention: PostgresRetentionOptions | false) {
   });
   const logger = {
     ...silentLogger,
-    warn: (_message: string, data?: Record<string, unknown>) => errors.push(data),
+    warn: (data: object | string) => void errors.push(typeof data === "string" ? undefined : data),
   };
   const host = createFlowHost({ flows: [flow], stores, logger, recoveryIntervalMs: 0 });
   return { stores, host, errors };

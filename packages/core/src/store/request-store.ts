@@ -12,6 +12,11 @@ export interface RequestError {
   code: string;
   message: string;
   retryable?: boolean;
+  /**
+   * Set when the failure was the server's (`internal-error`, `store-error`): the message is the catalogue's text,
+   * and the host logged the full error under this id.
+   */
+  errorId?: string;
 }
 
 export interface RequestRecord {

@@ -87,7 +87,7 @@ export class AccessControl {
       flow: flow.definition,
       hostResolver: this.hostResolver,
       context: this.resolutionContext(flow, caller, envelope),
-      logger: this.logger,
+      logger: caller.log ?? this.logger,
       ...(bodyIdentity ? { bodyIdentity } : {}),
     });
   }

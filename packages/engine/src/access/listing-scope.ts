@@ -53,7 +53,8 @@ export async function listingScopes(
       : [];
   // An asserted principal (a trusted in-process caller) wins over every resolver.
   if (caller.principal) return scope(caller.principal, flows);
-  const { hostResolver, logger } = access;
+  const { hostResolver } = access;
+  const logger = caller.log ?? access.logger;
   if (hostResolver) {
     const own = flows.filter((f) => f.definition.authentication.resolvePrincipal !== undefined);
     const governed = flows.filter((f) => f.definition.authentication.resolvePrincipal === undefined);

@@ -115,11 +115,15 @@ async function callResolver(
     return normalizeResolvedPrincipal(await resolver(context));
   } catch (error) {
     if (isPrincipalResolutionError(error)) throw error;
-    logger.warn(`principal resolver threw; ${outcome}`, {
-      ...(flowId !== undefined ? { flowId } : {}),
-      source: context.source,
-      error: error instanceof Error ? error.name : typeof error,
-    });
+    // By name only: a resolver's message may quote the credential it could not read.
+    logger.warn(
+      {
+        ...(flowId !== undefined ? { flowId } : {}),
+        source: context.source,
+        error: error instanceof Error ? error.name : typeof error,
+      },
+      `principal resolver threw; ${outcome}`,
+    );
     throw new FlowError("unauthorized", "The request could not be authenticated.");
   }
 }

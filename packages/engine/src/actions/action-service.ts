@@ -128,6 +128,7 @@ export class ActionService {
       inputIsJson: true,
       ...(parsedBlockInput ? { parsedBlockInput } : {}),
       metadata: { origin: caller.source === "http" ? "action" : caller.source, ...(body.metadata ?? {}) },
+      ...(caller.log ? { log: caller.log } : {}),
     });
     return { request, session };
   }
@@ -202,6 +203,7 @@ export class ActionService {
       target: { type: "action", action },
       input: request.input,
       metadata: { origin: "retry", retryOf: request.id },
+      ...(caller.log ? { log: caller.log } : {}),
     });
   }
 }

@@ -131,7 +131,8 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun, RunCon
   }
 
   get log(): BlockLogger {
-    this.logger ??= requestLogger(this.deps.logger, {
+    // The submitting HTTP request's logger when there is one (its lines carry that request's `reqId`).
+    this.logger ??= requestLogger(this.run.log ?? this.deps.logger, {
       requestId: this.requestId,
       flowId: this.run.flow.id,
     });

@@ -1,10 +1,14 @@
 import { FlowError } from "@flowrt/core";
 import type { FlowHost } from "../host.js";
-import { describeError } from "../logger.js";
+import type { HostLogger } from "../logger.js";
+import { newErrorId } from "../requests/new-request.js";
+import { answered, mountedPattern } from "./access-log.js";
 import type { HttpContext } from "./context.js";
+import { LazyChildLogger } from "./lazy-child-logger.js";
 import { problemFor, statusForError } from "./problem.js";
 import { readBody } from "./read-body.js";
 import { DEFAULT_BODY_LIMIT, refuseCrossSiteNonJson } from "./request-body.js";
+import { requestIdOf } from "./request-id.js";
 import { type Route, RouteTable } from "./router.js";
 import { actionRoutes } from "./routes/actions.js";
 import { flowRoutes } from "./routes/flows.js";
@@ -46,16 +50,61 @@ const ROUTES: readonly Route<HttpContext>[] = [
 ];
 
 /** The `application/problem+json` answer for any thrown value (a generic 500 for what carries no code). */
-export function problemResponse(error: unknown): HttpResponse {
-  const problem = problemFor(error);
+export function problemResponse(
+  error: unknown,
+  options: Parameters<typeof problemFor>[1] = {},
+): HttpResponse {
+  const problem = problemFor(error, options);
   return { status: problem.status, headers: { "content-type": "application/problem+json" }, body: problem };
 }
 
 /**
+ * The answer to a request that failed: a client's mistake (a 4xx code) as its problem; a server-side failure
+ * (5xx) logged at `error` with the whole error and its stack under a new `errorId`, which the problem carries
+ * (its detail the catalogue's text, or the message with the host's `exposeErrors`).
+ */
+export function failureResponse(
+  host: FlowHost,
+  log: HostLogger,
+  error: unknown,
+  message: string,
+  fields: Record<string, unknown>,
+): HttpResponse {
+  if (statusForError(error) < 500) return problemResponse(error);
+  const errorId = newErrorId();
+  log.error({ ...fields, errorId, err: error }, message);
+  return problemResponse(error, { errorId, expose: host.exposeErrors });
+}
+
+/** Gives a request coming in its id (`x-request-id`, else a new one) and its logger bound to it (`reqId`). */
+export function identify(host: FlowHost, request: HttpRequest): string {
+  const id = request.id ?? requestIdOf(request.headers);
+  request.id = id;
+  request.log ??= new LazyChildLogger(host.logger, { reqId: id });
+  return id;
+}
+
+/**
  * The transport-neutral HTTP API of a host: a route table over plain requests and responses. Every
- * error becomes `application/problem+json` with a catalogue `code`; nothing a handler throws escapes.
+ * error becomes `application/problem+json` with a catalogue `code`; nothing a handler throws escapes. Every
+ * answer carries the request's `x-request-id`, and the host's access line is written for it.
  */
 export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = {}): HttpHandler {
+  const dispatch = createDispatcher(host, options);
+  return async (request) => {
+    const startedAt = performance.now();
+    const id = identify(host, request);
+    const response = await dispatch(request);
+    const route = mountedPattern(host.basePath, request.route);
+    return answered(host, { method: request.method, id, route, startedAt }, response);
+  };
+}
+
+/**
+ * {@link createHttpHandler} without the request id and access line: what a transport's entry
+ * (`createMountedHandler`) calls, having done both itself. `request.id` and `request.log` are set.
+ */
+export function createDispatcher(host: FlowHost, options: HttpHandlerOptions = {}): HttpHandler {
   const context: HttpContext = {
     host,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -91,16 +140,11 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
         response.headers.allow = allow;
         return response;
       }
+      request.route = found.route.path;
       return await found.route.handler(request, found.params, context);
     } catch (error) {
-      if (statusForError(error) >= 500) {
-        host.logger.error("request handler failed", {
-          method: request.method,
-          path: request.path,
-          error: describeError(error),
-        });
-      }
-      return problemResponse(error);
+      const fields = { method: request.method, route: request.route, path: request.path };
+      return failureResponse(host, request.log ?? host.logger, error, "request handler failed", fields);
     }
   };
 }

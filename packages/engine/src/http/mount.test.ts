@@ -1,6 +1,7 @@
 import { defineFlow, handler } from "@flowrt/core";
 import { describe, expect, it, vi } from "vitest";
 import { withHost } from "../testing/fixtures.js";
+import { recordingLogger } from "../testing/recording-logger.js";
 import { createMountedHandler, type MountedRequest } from "./mount.js";
 
 const echo = defineFlow({
@@ -76,8 +77,8 @@ describe("createMountedHandler", () => {
   });
 
   it("a body JSON cannot hold is a logged 500 problem, without the error's message", async () => {
-    await withHost({ flows: [echo] }, async (host) => {
-      const logged = vi.spyOn(host.logger, "error");
+    const { logger, lines } = recordingLogger();
+    await withHost({ flows: [echo], logger }, async (host) => {
       vi.spyOn(host.registry, "flows", "get").mockReturnValue([
         { id: "x", kind: "x", definition: { actions: {}, webhooks: {} }, n: 1n } as never,
       ]);
@@ -90,11 +91,14 @@ describe("createMountedHandler", () => {
         status: 500,
         code: "internal-error",
         detail: "An unexpected error occurred.",
+        errorId: expect.any(String),
       });
-      expect(logged).toHaveBeenCalledWith(
-        "flow router failed",
-        expect.objectContaining({ method: "GET", path: "/api/flows" }),
-      );
+      // Logged whole (the error, its stack) under the errorId the problem carries, with the request's id.
+      const { errorId } = JSON.parse(answer!.bodyText!);
+      const failure = lines.find((line) => line.level === "error");
+      expect(failure).toMatchObject({ msg: "flow router failed", fields: { method: "GET", errorId } });
+      expect(failure?.fields.reqId).toBe(answer!.headers["x-request-id"]);
+      expect(failure?.fields.err).toBeInstanceOf(TypeError);
     });
   });
 

@@ -1,7 +1,10 @@
 import type { FlowHost } from "../host.js";
-import { describeError } from "../logger.js";
-import { createHttpHandler, type HttpHandlerOptions, problemResponse } from "./handler.js";
+import type { HostLogger } from "../logger.js";
+import { answered, mountedPattern } from "./access-log.js";
+import { createDispatcher, failureResponse, type HttpHandlerOptions } from "./handler.js";
+import { LazyChildLogger } from "./lazy-child-logger.js";
 import { DEFAULT_BODY_LIMIT } from "./request-body.js";
+import { requestIdOf } from "./request-id.js";
 import { type InboundRequest, InboundRoutes, inboundOptions, serveInbound } from "./routes/inbound.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
@@ -62,9 +65,12 @@ class ApiRequest implements HttpRequest {
   readonly headers: HttpRequest["headers"];
   rawBody?: Uint8Array;
   readonly body?: AsyncIterable<Uint8Array | string>;
+  readonly id: string;
+  readonly log: HostLogger;
+  route?: string;
   readonly #source: MountedRequest;
 
-  constructor(source: MountedRequest, relative: string) {
+  constructor(source: MountedRequest, relative: string, id: string, log: HostLogger) {
     const q = relative.indexOf("?");
     this.method = source.method;
     this.path = q < 0 ? relative : relative.slice(0, q);
@@ -73,6 +79,8 @@ class ApiRequest implements HttpRequest {
     this.headers = source.headers;
     if (source.rawBody !== undefined) this.rawBody = source.rawBody;
     else if (source.body !== undefined) this.body = source.body;
+    this.id = id;
+    this.log = log;
     this.#source = source;
   }
 
@@ -104,25 +112,22 @@ async function* reporting<T>(items: AsyncIterable<T>, failed: (error: unknown) =
  * if (response === null) next(); // not the host's: the application's own routes
  */
 export function createMountedHandler(host: FlowHost, options: MountedHandlerOptions = {}): MountedHandler {
-  const api = createHttpHandler(host, options);
+  const api = createDispatcher(host, options);
   const inbound = new InboundRoutes(host.inboundRoutes(), options.methods);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const basePath = host.basePath.toLowerCase();
 
-  const reportFailure = (request: MountedRequest, error: unknown) =>
-    host.logger.error(API_FAILURE, {
-      method: request.method,
-      path: request.url,
-      error: describeError(error),
-    });
-
-  const serveApi = async (request: MountedRequest, relative: string): Promise<HttpResponse> => {
-    const response = await api(new ApiRequest(request, relative));
+  const serveApi = async (request: ApiRequest): Promise<HttpResponse> => {
+    const response = await api(request);
+    const fields = () => ({ method: request.method, route: request.route, path: request.path });
     if (response.stream) {
       if (request.method === "HEAD") return { status: response.status, headers: response.headers };
       const stream = {
         ...response.stream,
-        frames: reporting(response.stream.frames, (error) => reportFailure(request, error)),
+        // The status is sent: the failure is logged (with its stack) before the transport cuts the connection.
+        frames: reporting(response.stream.frames, (error) =>
+          request.log.error({ ...fields(), err: error }, API_FAILURE),
+        ),
       };
       return { status: response.status, headers: response.headers, stream };
     }
@@ -130,24 +135,40 @@ export function createMountedHandler(host: FlowHost, options: MountedHandlerOpti
       return withText(response);
     } catch (error) {
       // A body JSON cannot hold (a BigInt from application code): the server's failure, not the client's.
-      reportFailure(request, error);
-      return withText(problemResponse(error));
+      return withText(failureResponse(host, request.log, error, API_FAILURE, fields()));
     }
   };
 
   return async (request) => {
+    const startedAt = performance.now();
     const method = request.method.toUpperCase();
     const q = request.target.indexOf("?");
     const pathname = q < 0 ? request.target : request.target.slice(0, q);
     const route = inbound.match(method, pathname);
     if (route) {
-      return withText(await serveInbound(host, route, request, bodyLimit));
+      const id = requestIdOf(request.headers);
+      const log = new LazyChildLogger(host.logger, { reqId: id });
+      const response = withText(await serveInbound(host, route, request, bodyLimit, log));
+      return answered(host, { method: request.method, id, route: route.path, startedAt }, response);
     }
     const relative = belowMount(request.target, basePath);
-    if (relative !== null) return serveApi(request, relative);
+    if (relative !== null) {
+      const id = requestIdOf(request.headers);
+      const api = new ApiRequest(request, relative, id, new LazyChildLogger(host.logger, { reqId: id }));
+      const response = await serveApi(api);
+      const pattern = mountedPattern(host.basePath, api.route);
+      return answered(host, { method: request.method, id, route: pattern, startedAt }, response);
+    }
     if (method === "OPTIONS" && inbound.size > 0) {
       const allowed = inbound.allowedAt(pathname);
-      if (allowed.length > 0) return withText(inboundOptions(allowed));
+      if (allowed.length > 0) {
+        const id = requestIdOf(request.headers);
+        return answered(
+          host,
+          { method: request.method, id, route: undefined, startedAt },
+          withText(inboundOptions(allowed)),
+        );
+      }
     }
     return null;
   };

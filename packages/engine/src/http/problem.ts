@@ -93,13 +93,26 @@ export function statusForError(error: unknown): number {
  * An `application/problem+json` body for any thrown value. Unknown errors become a generic 500 whose
  * message and stack never reach the client.
  */
-export function problemFor(error: unknown): ProblemDetails {
+export interface ProblemOptions {
+  /** The id the full error was logged under: an `errorId` extension on a server-side failure's problem. */
+  errorId?: string;
+  /** A server-side failure's own message as the detail (the host's `exposeErrors`, development only). */
+  expose?: boolean;
+}
+
+export function problemFor(error: unknown, options: ProblemOptions = {}): ProblemDetails {
   const status = statusForError(error);
   if (!isFlowError(error) || status >= 500) {
     // A server-side failure's own message may name what the client must not see (a store's file path, a
-    // database's words): the detail is the catalogue's text for its code; the message goes to the log.
+    // database's words): the detail is the catalogue's text for its code; the message goes to the log, under the
+    // `errorId` the problem carries.
     const code = isFlowError(error) ? error.code : "internal-error";
-    const detail = (ERROR_CODES as Record<string, string>)[code] ?? ERROR_CODES["internal-error"];
+    const detail =
+      options.expose === true
+        ? error instanceof Error
+          ? error.message
+          : String(error)
+        : ((ERROR_CODES as Record<string, string>)[code] ?? ERROR_CODES["internal-error"]);
     const problem: ProblemDetails = {
       type: "about:blank",
       title: TITLES[status] ?? "Error",
@@ -108,6 +121,7 @@ export function problemFor(error: unknown): ProblemDetails {
       detail,
     };
     if (isFlowError(error) && error.retryable) problem.retryable = true;
+    if (options.errorId !== undefined) problem.errorId = options.errorId;
     return problem;
   }
   const problem: ProblemDetails = {

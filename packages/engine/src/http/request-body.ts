@@ -144,7 +144,8 @@ export function httpCaller(request: HttpRequest, body?: unknown): Caller {
     headers: request.headers,
     cookies: parseCookies(request.headers.cookie),
   };
-  const caller: Caller = { source: "http", request: resolution };
+  // One shape for every caller (the log is there whether or not the transport set one).
+  const caller: Caller = { source: "http", request: resolution, log: request.log };
   if (request.rawBody) caller.rawBody = request.rawBody;
   if (body !== undefined) caller.body = body;
   return caller;

@@ -1,3 +1,4 @@
+import type { HostLogger } from "../logger.js";
 import type { SseStream } from "./sse.js";
 
 /** A request as any transport can describe it. Header names are lower-case. */
@@ -18,6 +19,15 @@ export interface HttpRequest {
   body?: AsyncIterable<Uint8Array | string>;
   /** Aborts when the client goes away (streams stop). */
   signal?: AbortSignal;
+  /**
+   * The request's id, set by the engine as the request comes in: its `x-request-id` when valid, else a new UUID
+   * (`request-id.ts`). Echoed as `x-request-id` on the answer, bound as `reqId` into `log`.
+   */
+  id?: string;
+  /** The host's logger bound to this request (`reqId`), set by the engine as the request comes in. */
+  log?: HostLogger;
+  /** The pattern of the route serving the request, as declared (relative to `basePath`); set once one matched. */
+  route?: string;
 }
 
 export interface HttpResponse {

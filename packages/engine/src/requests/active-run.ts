@@ -10,6 +10,7 @@ import {
   type WebhookBinding,
 } from "@flowrt/core";
 import type { RegisteredFlow } from "../flows/registry.js";
+import type { HostLogger } from "../logger.js";
 import { RunAbort, writeAfterAbort, writeAfterEnd } from "./run-abort.js";
 
 /** What a claimed request runs: its block, under its action's (or webhook binding's) policy. */
@@ -32,6 +33,8 @@ export interface ClaimedRun extends RunTarget {
   emit(type: string, data: JsonObject): Promise<unknown>;
   /** The fence of a durable run's writes (see `Fence` in `@flowrt/core`); `undefined` for a non-durable run. */
   readonly fence: Fence | undefined;
+  /** The logger of the run's lines, unbound (the run binds its request id): the submitter's, else the host's. */
+  readonly log?: HostLogger;
   /** Throws (and stops the run) when the claim was not renewed for a whole lease: see {@link RunClaim.checkLease}. */
   checkLease(what: string, name: string): void;
   /** Stops the run whose claim was lost; the refusal to throw (see {@link RunClaim.loseLease}). */
@@ -71,6 +74,14 @@ export class RunClaim {
   /** Whether the run stopped because its claim was lost: the request, and its active entry, are another host's. */
   leaseLost = false;
 
+  /** What the run's log lines and its failure's line name: the flow, the action and the principal. */
+  readonly about: {
+    readonly flowId: string;
+    readonly action: string;
+    readonly userId: string;
+    readonly sessionId: string;
+  };
+
   constructor(
     private readonly appender: ClaimAppender,
     claimed: RequestRecord,
@@ -78,7 +89,15 @@ export class RunClaim {
     public due: number,
     /** The block's input parsed before dispatch, until the executor takes it. */
     public parsedBlockInput: { value: unknown } | undefined,
+    /** The logger the run's lines go to: the submitting HTTP request's (bound to its id), else the host's. */
+    readonly log: HostLogger,
   ) {
+    this.about = {
+      flowId: claimed.flowId,
+      action: claimed.action,
+      userId: claimed.userId,
+      sessionId: claimed.sessionId,
+    };
     this.id = claimed.id;
     this.version = claimed.version;
     this.claimed = claimed;
@@ -170,6 +189,10 @@ export class StartedRun implements ClaimedRun {
 
   emit(type: string, data: JsonObject): Promise<unknown> {
     return this.claim.emit(type, data);
+  }
+
+  get log(): HostLogger {
+    return this.claim.log;
   }
 
   checkLease(what: string, name: string): void {

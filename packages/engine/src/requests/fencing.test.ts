@@ -15,7 +15,13 @@ function freeze(ms: number): void {
 
 function recordingLogger() {
   const warnings: Array<{ message: string; data: Record<string, unknown> | undefined }> = [];
-  const logger: HostLogger = { ...silentLogger, warn: (message, data) => warnings.push({ message, data }) };
+  const logger: HostLogger = {
+    ...silentLogger,
+    warn: (data: object | string, message?: string) =>
+      void (typeof data === "string"
+        ? warnings.push({ message: data, data: undefined })
+        : warnings.push({ message: message!, data: data as Record<string, unknown> })),
+  };
   return { logger, warnings };
 }
 

@@ -48,9 +48,10 @@ export type TerminalPatch =
 function terminalEvent(patch: TerminalPatch): [type: string, data: JsonObject] {
   if (patch.status === "completed") return ["request.completed", { output: patch.output ?? null }];
   if (patch.status === "aborted") return ["request.aborted", {}];
-  const { code, message, retryable } = patch.error;
+  const { code, message, retryable, errorId } = patch.error;
   const error: JsonObject = { code, message };
   if (retryable !== undefined) error.retryable = retryable;
+  if (errorId !== undefined) error.errorId = errorId;
   return ["request.failed", { error }];
 }
 

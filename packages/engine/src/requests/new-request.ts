@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import {
   type ActionDefinition,
+  ERROR_CODES,
   type FlowError,
   isFlowError,
   type JsonObject,
@@ -12,6 +14,7 @@ import {
 } from "@flowrt/core";
 import { jsonRefusal, storedJson } from "../execution/blocks/json-data.js";
 import type { RegisteredFlow } from "../flows/registry.js";
+import type { HostLogger } from "../logger.js";
 import { isoNow } from "./clock.js";
 import { newId } from "./new-id.js";
 
@@ -37,6 +40,8 @@ export interface NewRequest {
    */
   parsedBlockInput?: { value: unknown };
   metadata?: JsonObject;
+  /** The logger of the call that made the request (an HTTP request's, bound to its id): the run's lines carry it. */
+  log?: HostLogger;
 }
 
 /** Webhook labels, made once per binding: a label built per request would be a fresh cons string each time. */
@@ -54,12 +59,37 @@ export function actionLabel(target: RequestTarget): string {
   return label;
 }
 
-/** What a request record keeps of a failure: a coded error's code, message and retryability; else `internal-error`. */
-export function toRequestError(error: unknown): RequestError {
-  if (isFlowError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
-  // Application errors keep their message on the record (its owner reads it); stacks never leave the host.
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: "internal-error", message, retryable: false };
+/**
+ * Codes whose message is the server's, not the client's: an application's own `FlowError("internal-error", …)` and a
+ * store's failure (which may name a file path or the database's words). Their records keep the catalogue's text.
+ */
+const SERVER_SIDE_CODES: ReadonlySet<string> = new Set(["internal-error", "store-error"]);
+
+/** Whether `error` reaches clients as it is: a flowrt error of a code meant for them. */
+export function isClientError(error: unknown): error is FlowError {
+  return isFlowError(error) && !SERVER_SIDE_CODES.has(error.code);
+}
+
+/** A new error id: what a client quotes and an operator finds in the log. */
+export function newErrorId(): string {
+  return randomUUID();
+}
+
+/**
+ * What a request record keeps of a failure: a client error's code, message and retryability as they are; anything
+ * else (an application's `Error`, a store's failure) is `internal-error` (a store's `store-error` keeps its code)
+ * with the catalogue's text and an `errorId`, unless `expose` (the host's `exposeErrors`) keeps the message. The
+ * full error goes to the log with the same `errorId` (`RequestRunner`).
+ */
+export function toRequestError(error: unknown, expose = false): RequestError {
+  if (isClientError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
+  const code = isFlowError(error) ? error.code : "internal-error";
+  const message = expose
+    ? error instanceof Error
+      ? error.message
+      : String(error)
+    : ((ERROR_CODES as Record<string, string>)[code] ?? ERROR_CODES["internal-error"]);
+  return { code, message, retryable: isFlowError(error) && error.retryable, errorId: newErrorId() };
 }
 
 /** The record of a new request, `queued` (or `failed` with its error, when it failed before it could run). */

@@ -48,7 +48,7 @@ export function scheduleRecovery(
 ): NodeJS.Timeout {
   const recover = () => {
     pass().catch((error: unknown) => {
-      options.logger.warn("durable recovery pass failed", { error: String(error) });
+      options.logger.warn({ error: String(error) }, "durable recovery pass failed");
     });
   };
   const timer =

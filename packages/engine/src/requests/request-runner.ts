@@ -52,6 +52,8 @@ export interface RequestRunnerOptions {
   hostId: string;
   /** How long a claim on a running request holds without renewal. @default 30_000 */
   leaseMs?: number;
+  /** Keep an internal error's message on the record (the host's `exposeErrors`, for development). @default false */
+  exposeErrors?: boolean;
 }
 
 type Outcome = { ok: true; output: unknown } | { ok: false; error: unknown };
@@ -103,7 +105,7 @@ export class RequestRunner {
     this.submitting++;
     try {
       const record = await this.persist(request, "queued");
-      this.launch(record, request.session, request.parsedBlockInput);
+      this.launch(record, request.session, request.parsedBlockInput, request.log);
       return record;
     } finally {
       if (--this.submitting === 0) this.submitted?.();
@@ -112,7 +114,9 @@ export class RequestRunner {
 
   /** Persists a request that failed before it could run (e.g. a webhook input that did not validate). */
   async persistFailed(request: NewRequest, error: unknown): Promise<RequestRecord> {
-    const record = await this.persist(request, "failed", toRequestError(error));
+    const stored = toRequestError(error, this.options.exposeErrors);
+    const record = await this.persist(request, "failed", stored);
+    this.logFailure(request.log ?? this.options.logger, record, error, stored);
     await this.lifecycle.failedOnArrival(record);
     return record;
   }
@@ -131,7 +135,12 @@ export class RequestRunner {
    * Starts running a persisted record in the background; errors land on the record. `session` is the record's
    * session when the caller holds it (it was just created or read), saving a read.
    */
-  launch(record: RequestRecord, session?: SessionRecord, parsedBlockInput?: { value: unknown }): void {
+  launch(
+    record: RequestRecord,
+    session?: SessionRecord,
+    parsedBlockInput?: { value: unknown },
+    log?: HostLogger,
+  ): void {
     if (this.closed) return;
     this.launched++;
     const { id } = record;
@@ -151,7 +160,8 @@ export class RequestRunner {
       (claimed) => {
         if (claimed === null) ended();
         else {
-          const claim = new RunClaim(this, claimed, Date.now() + this.leases.renewEveryMs, parsedBlockInput);
+          const due = Date.now() + this.leases.renewEveryMs;
+          const claim = new RunClaim(this, claimed, due, parsedBlockInput, log ?? this.options.logger);
           void this.run(claim, session, ended);
         }
       },
@@ -179,18 +189,36 @@ export class RequestRunner {
 
   /** A run stopped because its claim was lost: said once, as a warning naming the request and the epoch it held. */
   logLeaseLost(requestId: string, epoch: number, reason: string): void {
-    this.options.logger.warn("lease-lost: the run stopped and its writes are refused", {
-      requestId,
-      epoch,
-      reason,
-    });
+    this.options.logger.warn(
+      { requestId, epoch, reason },
+      "lease-lost: the run stopped and its writes are refused",
+    );
   }
 
   private runnerFailed(requestId: string, error: unknown): void {
-    this.options.logger.error("request runner failed", {
-      requestId,
-      error: error instanceof Error ? error.message : String(error),
-    });
+    this.options.logger.error({ requestId, err: error }, "request runner failed");
+  }
+
+  /**
+   * A failed request, logged once: a failure the record hides (`errorId` set) at `error` with the whole error and its
+   * stack under the same `errorId`; a client error (its code and message are on the record) at `info`, without stack.
+   */
+  private logFailure(
+    log: HostLogger,
+    about: { id: string; flowId: string; action: string; userId: string; sessionId: string },
+    error: unknown,
+    stored: RequestError,
+  ): void {
+    const fields = {
+      requestId: about.id,
+      flowId: about.flowId,
+      action: about.action,
+      userId: about.userId,
+      sessionId: about.sessionId,
+    };
+    if (stored.errorId !== undefined)
+      log.error({ ...fields, errorId: stored.errorId, err: error }, "request failed");
+    else log.info({ ...fields, code: stored.code, message: stored.message }, "request failed");
   }
 
   /** One launched run has settled: {@link close} may be waiting for the last. */
@@ -305,9 +333,19 @@ export class RequestRunner {
       }
     }
     const wasAbort = aborted || (!outcome.ok && hasErrorCode(outcome.error, "request-aborted"));
-    const patch: TerminalPatch = outcome.ok
-      ? { status: "completed", output }
-      : { status: wasAbort ? "aborted" : "failed", error: toRequestError(outcome.error) };
+    let patch: TerminalPatch;
+    if (outcome.ok) {
+      patch = { status: "completed", output };
+      // Ids only: the output may hold anything the block returned.
+      claim.log.debug(
+        { requestId: claim.id, flowId: claim.about.flowId, action: claim.about.action },
+        "run completed",
+      );
+    } else {
+      const error = toRequestError(outcome.error, this.options.exposeErrors);
+      patch = { status: wasAbort ? "aborted" : "failed", error };
+      if (!wasAbort) this.logFailure(claim.log, { id: claim.id, ...claim.about }, outcome.error, error);
+    }
     await this.lifecycle.finish(claim.id, claim.version, patch);
     return cleared;
   }

@@ -109,7 +109,11 @@ describe("retention, one policy above every store", () => {
     const stores = createMemoryStores({ retention: false });
     const purge = vi.spyOn(stores.requests, "purgeFinished").mockRejectedValueOnce(new Error("disk on fire"));
     const warnings: Array<Record<string, unknown> | undefined> = [];
-    const logger: HostLogger = { ...silentLogger, warn: (_message, data) => warnings.push(data) };
+    const logger: HostLogger = {
+      ...silentLogger,
+      warn: (data: object | string) =>
+        void warnings.push(typeof data === "string" ? undefined : (data as Record<string, unknown>)),
+    };
     const host = createFlowHost({
       flows: [flow],
       stores,

@@ -26,7 +26,7 @@ export class RetentionSchedule {
         .then(() => this.stores.requests.purgeFinished(this.retention.policy))
         .then(
           () => {},
-          (error: unknown) => this.logger.warn("retention purge failed", { error: describeError(error) }),
+          (error: unknown) => this.logger.warn({ error: describeError(error) }, "retention purge failed"),
         );
     }, this.retention.intervalMs);
     this.timer.unref();

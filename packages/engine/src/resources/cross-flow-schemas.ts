@@ -12,7 +12,7 @@ export interface SchemaFlow {
 }
 
 export interface SchemaWarningLogger {
-  warn(message: string, data?: Record<string, unknown>): void;
+  warn(message: string): void;
 }
 
 /** JSON Schema as `z.toJSONSchema` writes it: a node is an object of keywords. */

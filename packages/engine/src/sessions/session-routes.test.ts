@@ -124,7 +124,7 @@ describe("PATCH /sessions/:id", () => {
 });
 
 describe("GET /sessions/:id/requests", () => {
-  it("the session's requests, newest first, with the summary fields and only the error's code", async () => {
+  it("the session's requests, newest first, with the summary fields and only the error's code (and errorId)", async () => {
     const id = await newSession();
     const done = await s.invoke("notes", "touch", "ada", { sessionId: id });
     await s.until(done.requestId, ["completed"]);
@@ -157,7 +157,8 @@ describe("GET /sessions/:id/requests", () => {
       createdAt: expect.any(String),
       startedAt: expect.any(String),
       completedAt: expect.any(String),
-      error: { code: "internal-error" },
+      // Issue 22: a server-side failure's errorId too (the client quotes it); still no message.
+      error: { code: "internal-error", errorId: expect.any(String) },
     });
     expect(rows[2]).toMatchObject({ status: "completed", action: "touch" });
     expect(rows[2]).not.toHaveProperty("output");

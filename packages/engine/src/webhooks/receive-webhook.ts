@@ -14,7 +14,7 @@ import { assertAddress, assertBinding } from "../access/ownership.js";
 import { parseBlockInput } from "../execution/blocks/validate-io.js";
 import type { RegisteredFlow } from "../flows/registry.js";
 import type { FlowHost } from "../host.js";
-import { describeError } from "../logger.js";
+import { describeError, type HostLogger } from "../logger.js";
 import { actionLabel, type NewRequest } from "../requests/new-request.js";
 import { assertSessionId } from "../sessions/session-service.js";
 import { decodeUtf8 } from "../utf8.js";
@@ -84,6 +84,7 @@ export async function receiveWebhook(
     return refused(new FlowError("not-found", `Flow "${flow.id}" does not receive "${provider}" webhooks.`));
   }
   const { rawBody, headers } = caller;
+  const log = caller.log ?? host.logger;
 
   let verified = false;
   try {
@@ -115,19 +116,25 @@ export async function receiveWebhook(
     const extracted = definition.eventType?.(payload, headers);
     eventType = typeof extracted === "string" ? extracted : null;
   } catch (error) {
-    host.logger.warn("webhook eventType extractor threw; delivery treated as untyped", {
-      provider,
-      error: describeError(error),
-    });
+    log.warn(
+      {
+        provider,
+        error: describeError(error),
+      },
+      "webhook eventType extractor threw; delivery treated as untyped",
+    );
   }
   try {
     const id = definition.deliveryId?.(payload, headers);
     if (typeof id === "string" && id !== "") deliveryId = id;
   } catch (error) {
-    host.logger.warn("webhook deliveryId extractor threw; delivery recorded without one", {
-      provider,
-      error: describeError(error),
-    });
+    log.warn(
+      {
+        provider,
+        error: describeError(error),
+      },
+      "webhook deliveryId extractor threw; delivery recorded without one",
+    );
   }
   const event: WebhookInboundEvent = { provider, eventType, payload, headers, rawBody };
   if (deliveryId !== undefined) event.deliveryId = deliveryId;
@@ -141,11 +148,14 @@ export async function receiveWebhook(
   try {
     if (binding.when && !binding.when(event)) return { kind: "ignored", reason: "when" };
   } catch (error) {
-    host.logger.warn("webhook `when` threw; delivery ignored", {
-      provider,
-      eventType,
-      error: describeError(error),
-    });
+    log.warn(
+      {
+        provider,
+        eventType,
+        error: describeError(error),
+      },
+      "webhook `when` threw; delivery ignored",
+    );
     return { kind: "ignored", reason: "when threw" };
   }
 
@@ -164,19 +174,22 @@ export async function receiveWebhook(
     // chose that id, say) or another flow instance, or the id is not a session id. A provider retrying would
     // meet the same refusal, so the delivery is a failed request in a session of its own, as a failing input
     // is. A throwing `sessionId` function or a store failure stays an error the provider retries.
-    host.logger.warn("webhook delivery refused by its session; recorded as a failed request", {
-      provider,
-      eventType,
-      error: describeError(named.refusal),
-    });
+    log.warn(
+      {
+        provider,
+        eventType,
+        error: describeError(named.refusal),
+      },
+      "webhook delivery refused by its session; recorded as a failed request",
+    );
     const own = await ephemeralSession(host, flow, principal);
     const failed = await host.requests.persistFailed(
-      webhookRequest(flow, own, principal, binding, webhook),
+      webhookRequest(flow, own, principal, binding, webhook, caller.log),
       named.refusal,
     );
     return { kind: "accepted", requestId: failed.id };
   }
-  const request = webhookRequest(flow, named.session, principal, binding, webhook);
+  const request = webhookRequest(flow, named.session, principal, binding, webhook, caller.log);
   let input: unknown;
   try {
     input = binding.input ? await binding.input(event) : payload;
@@ -218,6 +231,8 @@ export async function receiveWebhook(
     const failed = await host.requests.persistFailed(request, error);
     return { kind: "accepted", requestId: failed.id };
   }
+  // Never the payload or the headers (a signature): the delivery's ids only.
+  log.debug({ provider, eventType, deliveryId, requestId: record.id }, "webhook delivery accepted");
   return { kind: "accepted", requestId: record.id };
 }
 
@@ -228,8 +243,9 @@ function webhookRequest(
   principal: Principal,
   binding: WebhookBinding,
   webhook: JsonObject,
+  log: HostLogger | undefined,
 ): NewRequest {
-  return {
+  const request: NewRequest = {
     flow,
     session,
     principal,
@@ -237,6 +253,8 @@ function webhookRequest(
     input: null,
     metadata: { origin: "webhook", webhook },
   };
+  if (log !== undefined) request.log = log;
+  return request;
 }
 
 /** The delivery's principal: the caller resolved as a webhook (see {@link FlowHost.principalFor}). */

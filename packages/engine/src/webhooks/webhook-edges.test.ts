@@ -42,8 +42,10 @@ const warnings: string[] = [];
 const logger: HostLogger = {
   debug() {},
   info() {},
-  warn: (message) => warnings.push(message),
+  warn: (data: object | string, message?: string) =>
+    void warnings.push(typeof data === "string" ? data : message!),
   error() {},
+  child: () => logger,
 };
 
 async function start(provider: Partial<WebhookProviderDefinition>) {

@@ -65,7 +65,7 @@ describe("a binding's input: mapped (may be async), validated, failures land on 
     expect(bad.events.map((e) => e.type)).toEqual(["request.failed"]);
   });
 
-  it("an input function that throws is a failed request carrying its message", async () => {
+  it("an input function that throws is a failed request carrying internal-error and an errorId, not its message", async () => {
     const boom = handler({ name: "boom", execute: async () => "ran" });
     const flow = defineFlow({
       kind: "billing",
@@ -87,7 +87,12 @@ describe("a binding's input: mapped (may be async), validated, failures land on 
     const { record, events } = await deliver(t, stripeEvent("invoice.paid", { id: "in_11" }));
     expect(record).toMatchObject({
       status: "failed",
-      error: { code: "internal-error", message: "cannot map this invoice" },
+      // Issue 22: the message is the server's (it goes to the log under the errorId).
+      error: {
+        code: "internal-error",
+        message: "An unexpected error occurred.",
+        errorId: expect.any(String),
+      },
     });
     expect(record.output).toBeUndefined();
     expect(events.map((e) => e.type)).toEqual(["request.failed"]);

@@ -233,8 +233,14 @@ describe("requests: status, abort, retry", () => {
       .expect(200);
     expect(failure.body.request).toMatchObject({
       status: "failed",
-      error: { code: "internal-error", message: "boom" },
+      // Issue 22: an application's Error reaches the client as the catalogue's text and an errorId.
+      error: {
+        code: "internal-error",
+        message: "An unexpected error occurred.",
+        errorId: expect.any(String),
+      },
     });
+    expect(JSON.stringify(failure.body)).not.toContain("boom");
     expectNoStack(failure);
     expectProblem(await request(s.url).get(`${API}/requests/nope`).set(as("ada")), 404, "request-not-found");
   });

@@ -1,7 +1,8 @@
 import { DefinitionError, FlowError, isFlowError } from "@flowrt/core";
 import { inboundRouteLabel, type SourcedInboundRoute } from "../../flows/inbound-routes.js";
 import type { FlowHost } from "../../host.js";
-import { describeError } from "../../logger.js";
+import type { HostLogger } from "../../logger.js";
+import { newErrorId } from "../../requests/new-request.js";
 import { problemResponse } from "../handler.js";
 import { compileInboundPath } from "../inbound-path.js";
 import { type BodySource, discardBody, readBody } from "../read-body.js";
@@ -117,10 +118,10 @@ export async function serveInbound(
   route: SourcedInboundRoute,
   request: InboundRequest,
   bodyLimit: number,
+  log: HostLogger = host.logger,
 ): Promise<HttpResponse> {
-  const fields = { source: route.source, method: request.method, path: route.path };
-  const failed = (error: unknown) =>
-    host.logger.error("inbound route failed", { ...fields, error: describeError(error) });
+  const fields = { source: route.source, method: request.method, route: route.path };
+  const failed = (error: unknown) => log.error({ ...fields, err: error }, "inbound route failed");
   const url = absoluteUrl(request.origin, request.url);
   if (url === null) {
     await discardBody(request);
@@ -144,7 +145,12 @@ export async function serveInbound(
     if (!(response instanceof globalThis.Response)) throw notAResponse(response);
     return fromWebResponse(response, head, signal, failed);
   } catch (error) {
-    failed(error);
-    return problemResponse(new FlowError("internal-error", "An unexpected error occurred."));
+    // Always a 500, whatever the handler threw: logged whole under an `errorId` the problem carries.
+    const errorId = newErrorId();
+    log.error({ ...fields, errorId, err: error }, "inbound route failed");
+    const shown = host.exposeErrors
+      ? new Error(error instanceof Error ? error.message : String(error))
+      : new FlowError("internal-error", "An unexpected error occurred.");
+    return problemResponse(shown, { errorId, expose: host.exposeErrors });
   }
 }

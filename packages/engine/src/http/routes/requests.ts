@@ -29,8 +29,8 @@ export function requestView(request: RequestRecord) {
 }
 
 /**
- * A request as a session's request listing shows it: what it ran and how it ended, its error's code only (the
- * message, and the input and output, are `GET /requests/:id`'s).
+ * A request as a session's request listing shows it: what it ran and how it ended, its error's code only (and
+ * `errorId` for a server-side failure; the message, and the input and output, are `GET /requests/:id`'s).
  */
 export function requestSummaryView(request: RequestRecord) {
   return {
@@ -40,7 +40,14 @@ export function requestSummaryView(request: RequestRecord) {
     createdAt: request.createdAt,
     ...(request.startedAt !== undefined ? { startedAt: request.startedAt } : {}),
     ...(request.completedAt !== undefined ? { completedAt: request.completedAt } : {}),
-    ...(request.error !== undefined ? { error: { code: request.error.code } } : {}),
+    ...(request.error !== undefined
+      ? {
+          error:
+            request.error.errorId === undefined
+              ? { code: request.error.code }
+              : { code: request.error.code, errorId: request.error.errorId },
+        }
+      : {}),
   };
 }
 

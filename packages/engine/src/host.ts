@@ -35,6 +35,7 @@ import { SessionService } from "./sessions/session-service.js";
 import { type StartSessionBody, startSession } from "./sessions/start-session.js";
 import { updateSession } from "./sessions/update-session.js";
 import { StartGate } from "./start-gate.js";
+import { traceStores } from "./telemetry/store-spans.js";
 
 export const DEFAULT_BASE_PATH = "/api/flows";
 
@@ -67,7 +68,7 @@ export class FlowHost {
 
   constructor(options: FlowHostOptions) {
     this.options = options;
-    this.stores = options.stores;
+    this.stores = options.telemetry?.storeSpans === true ? traceStores(options.stores) : options.stores;
     this.basePath = normalizeBasePath(options.basePath ?? DEFAULT_BASE_PATH);
     this.logger = options.logger ?? defaultLogger;
     this.inspector = options.inspector ?? process.env.NODE_ENV !== "production";
@@ -96,7 +97,12 @@ export class FlowHost {
       options.resolvePrincipal,
       this.logger,
     );
-    const runDependencies = { stores: this.stores, logger: this.logger, sessions: this.sessions };
+    const runDependencies = {
+      stores: this.stores,
+      logger: this.logger,
+      sessions: this.sessions,
+      aiTelemetry: options.telemetry?.ai,
+    };
     this.runner = new RequestRunner({
       stores: this.stores,
       registry: this.registry,

@@ -1,6 +1,7 @@
 import { FlowError } from "@flowrt/core";
 import type { FlowHost } from "../host.js";
 import { describeError } from "../logger.js";
+import { setHttpRoute, traceHttpRequests } from "../telemetry/http-span.js";
 import type { HttpContext } from "./context.js";
 import { problemFor, statusForError } from "./problem.js";
 import { readBody } from "./read-body.js";
@@ -63,7 +64,7 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
     routes: ROUTES,
   };
   const table = new RouteTable<HttpContext>(ROUTES);
-  return async (request) => {
+  return traceHttpRequests(host.basePath, async (request: HttpRequest): Promise<HttpResponse> => {
     try {
       // The one place the body limit is held, whether the transport read the bytes or hands the stream on.
       if (request.rawBody !== undefined || request.body !== undefined) {
@@ -91,6 +92,7 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
         response.headers.allow = allow;
         return response;
       }
+      setHttpRoute(request, found.route.path);
       return await found.route.handler(request, found.params, context);
     } catch (error) {
       if (statusForError(error) >= 500) {
@@ -102,5 +104,5 @@ export function createHttpHandler(host: FlowHost, options: HttpHandlerOptions = 
       }
       return problemResponse(error);
     }
-  };
+  });
 }

@@ -186,7 +186,7 @@ describe("traces and metrics through the OpenTelemetry API, over a real socket",
       "http.request.method": "POST",
       "http.response.status_code": 202,
     });
-    expect((point?.value as { count: number }).count).toBeGreaterThanOrEqual(1);
+    expect((point?.value as { count?: number } | undefined)?.count).toBeGreaterThanOrEqual(1);
   });
 
   it("a 404 has no route: the span is named by the method alone and the duration has no http.route", async () => {

@@ -79,9 +79,17 @@ export interface FlowrtApp {
 }
 
 /** Builds the app and seeds `count` items (state and content) into the read session. */
-export async function createFlowrtApp(count: number): Promise<FlowrtApp> {
+export async function createFlowrtApp(
+  count: number,
+  telemetry?: { storeSpans: boolean },
+): Promise<FlowrtApp> {
   const stores = createMemoryStores();
-  const host = createFlowHost({ flows: [benchFlow], stores, resolvePrincipal: headerResolver });
+  const host = createFlowHost({
+    flows: [benchFlow],
+    stores,
+    resolvePrincipal: headerResolver,
+    ...(telemetry ? { telemetry } : {}),
+  });
   await host.start();
   const caller = { source: "bench", principal: { userId: BENCH_USER } };
   const read = await host.createSession(FLOW_ID, caller, { sessionId: "read" });

@@ -15,6 +15,7 @@ import type { Express } from "express";
 import { createBareApp } from "./http-bare-app.js";
 import type { ChildMessage, ParentMessage, ServerKind } from "./http-fixture.js";
 import { createFlowrtApp, type FlowrtApp } from "./http-flowrt-app.js";
+import { registerTelemetry, telemetryVariant } from "./http-telemetry.js";
 
 const send = (message: ChildMessage) => process.send?.(message);
 
@@ -53,7 +54,10 @@ async function main(): Promise<void> {
   let closeApp = async () => {};
   let keeper: ReturnType<typeof housekeeping> | undefined;
   if (kind === "flowrt") {
-    const flowrt = await createFlowrtApp(count);
+    // HTTP_BENCH_TELEMETRY: which telemetry variant this server runs (set by the parent, see http-telemetry.ts).
+    const variant = telemetryVariant(process.env.HTTP_BENCH_TELEMETRY);
+    registerTelemetry(variant);
+    const flowrt = await createFlowrtApp(count, variant === "sdk-stores" ? { storeSpans: true } : undefined);
     app = flowrt.app;
     sessions = flowrt;
     closeApp = flowrt.close;

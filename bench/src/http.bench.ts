@@ -23,6 +23,7 @@ import { type ServerChild, startServer } from "./http-child.js";
 import { type LoadResult, load } from "./http-load.js";
 import { checkParity } from "./http-parity.js";
 import { httpRoutes as routes } from "./http-routes.js";
+import { type TelemetryVariant, telemetryVariant } from "./http-telemetry.js";
 import { formatTable } from "./measure.js";
 
 const TARGET_RPS_RATIO = 0.75;
@@ -61,8 +62,15 @@ export async function run(): Promise<string> {
   const rows: Record<string, string | number>[] = [];
   const beforeAfter: BeforeAfterRoute[] = [];
   const notes: string[] = [];
+  const telemetryRows: Record<string, string | number>[] = [];
   try {
     const flowrt = await start("flowrt");
+    // HTTP_TELEMETRY=sdk,sdk-stores: the same flowrt server again per variant, measured in the same rounds.
+    const variants = new Map<ServerChild, TelemetryVariant>();
+    for (const name of process.env.HTTP_TELEMETRY?.split(",").filter(Boolean) ?? []) {
+      const variant = telemetryVariant(name);
+      if (variant !== "api") variants.set(await start("flowrt", { HTTP_BENCH_TELEMETRY: variant }), variant);
+    }
     const bare = await start("bare");
     const baseline = tree ? await start("flowrt", {}, { baseline: tree }) : undefined;
     await checkParity(flowrt, bare);
@@ -88,7 +96,11 @@ export async function run(): Promise<string> {
       for (let i = 0; i < rounds; i++) {
         // Without a baseline: flowrt, then bare, every round, as before. With one, each server takes each
         // place in turn, so neither flowrt side always runs right after the other.
-        const order = baseline ? rotate([baseline, flowrt, bare], i) : [flowrt, bare];
+        const order = baseline
+          ? rotate([baseline, flowrt, bare, ...variants.keys()], i)
+          : variants.size > 0
+            ? rotate([flowrt, bare, ...variants.keys()], i)
+            : [flowrt, bare];
         for (const server of order) measured.get(server)!.push(await runOnce(server, seconds));
       }
       const summary = (results: Measured[]) => ({
@@ -113,6 +125,22 @@ export async function run(): Promise<string> {
         "flowrt CPU µs/req": Math.round(f.cpu),
         "bare CPU µs/req": Math.round(b.cpu),
       });
+      for (const [server, variant] of variants) {
+        const v = summary(measured.get(server)!);
+        const perRound = measured
+          .get(server)!
+          .map((r, round) => (r.reqPerSec / measured.get(flowrt)![round]!.reqPerSec).toFixed(2));
+        telemetryRows.push({
+          route: route.name,
+          variant,
+          "req/s": Math.round(v.rps),
+          "api req/s": Math.round(f.rps),
+          "req/s ÷ api": v.rps / f.rps,
+          "CPU µs/req": Math.round(v.cpu),
+          "api CPU µs/req": Math.round(f.cpu),
+          "per round ÷ api": perRound.join(", "),
+        });
+      }
       if (baseline) {
         const figures = (server: ServerChild) => ({
           rps: measured.get(server)!.map((r) => r.reqPerSec),
@@ -145,6 +173,15 @@ export async function run(): Promise<string> {
       `${cpus().length} CPUs (${cpus()[0]?.model ?? "unknown"}); each server in its own process, autocannon in the parent.`,
     "- CPU µs/req: the server process's user + system CPU time over the run divided by its responses.",
     ...(notes.length > 0 ? notes.map((n) => `- ${n}`) : ["- every response was 2xx; no errors or timeouts."]),
+    ...(telemetryRows.length > 0
+      ? [
+          "",
+          "Telemetry variants (`HTTP_TELEMETRY`): `api` is the flowrt server above (OpenTelemetry API, no SDK);",
+          "`sdk` registers the trace and metrics SDKs with exporters that drop everything; `sdk-stores` adds store spans.",
+          "",
+          formatTable(telemetryRows),
+        ]
+      : []),
     ...(tree
       ? [
           `- @flowrt/engine: ${flowrtServers.map((s) => `${s.label} from \`${relative(REPO_ROOT, s.engine)}\``).join(", ")}.`,

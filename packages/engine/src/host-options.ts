@@ -8,6 +8,7 @@ import type {
   RetentionOptions,
 } from "@flowrt/core";
 import type { HostLogger, LogLevel } from "./logger.js";
+import type { HostTelemetryOptions } from "./telemetry/telemetry-options.js";
 
 /** Request headers as a webhook provider's hooks get them: lower-case names, as Node gives them. */
 export type WebhookHeaders = Record<string, string | string[] | undefined>;
@@ -87,6 +88,12 @@ export interface FlowHostOptions {
   retention?: RetentionOptions | false;
   /** Custom inbound adapters whose routes a transport mounts beside the API (see `host.inboundRoutes`). @default [] */
   inbound?: InboundAdapter[];
+  /**
+   * OpenTelemetry settings beyond the spans and metrics every host makes through the global API: the AI SDK's
+   * telemetry for generators, spans per store call. See the README's "Telemetry".
+   * @default {}
+   */
+  telemetry?: HostTelemetryOptions;
 }
 
 export interface DispatchOptions {

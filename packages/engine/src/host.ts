@@ -35,6 +35,7 @@ import { SessionService } from "./sessions/session-service.js";
 import { type StartSessionBody, startSession } from "./sessions/start-session.js";
 import { updateSession } from "./sessions/update-session.js";
 import { StartGate } from "./start-gate.js";
+import { traceStores } from "./telemetry/store-spans.js";
 
 export const DEFAULT_BASE_PATH = "/api/flows";
 
@@ -71,7 +72,7 @@ export class FlowHost {
 
   constructor(options: FlowHostOptions) {
     this.options = options;
-    this.stores = options.stores;
+    this.stores = options.telemetry?.storeSpans === true ? traceStores(options.stores) : options.stores;
     this.basePath = normalizeBasePath(options.basePath ?? DEFAULT_BASE_PATH);
     this.logger = hostLogger(options.logger, options.logLevel);
     this.exposeErrors = options.exposeErrors === true;
@@ -103,7 +104,12 @@ export class FlowHost {
       options.resolvePrincipal,
       this.logger,
     );
-    const runDependencies = { stores: this.stores, logger: this.logger, sessions: this.sessions };
+    const runDependencies = {
+      stores: this.stores,
+      logger: this.logger,
+      sessions: this.sessions,
+      aiTelemetry: options.telemetry?.ai,
+    };
     this.runner = new RequestRunner({
       stores: this.stores,
       registry: this.registry,

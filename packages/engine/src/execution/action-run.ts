@@ -10,6 +10,7 @@ import {
   type ReactionDefinition,
   type RequestRecord,
 } from "@flowrt/core";
+import type { TelemetryOptions } from "ai";
 import { principalOfRecord } from "../access/principal.js";
 import { blockResources } from "../flows/registry.js";
 import type { HostLogger } from "../logger.js";
@@ -37,6 +38,8 @@ export interface RunDependencies {
   readonly stores: FlowStores;
   readonly logger: HostLogger;
   readonly sessions?: SessionRecordWriter;
+  /** The AI SDK `telemetry` setting for generators' model calls (`createFlowHost({ telemetry: { ai } })`). */
+  readonly aiTelemetry?: TelemetryOptions | undefined;
 }
 
 /** The reactions running in the current async context: a change made by one of them does not run it again. */
@@ -116,6 +119,10 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun, RunCon
       this.deps.sessions,
     );
     return this.builtSessionHandle;
+  }
+
+  get aiTelemetry(): TelemetryOptions | undefined {
+    return this.deps.aiTelemetry;
   }
 
   get signal(): AbortSignal {

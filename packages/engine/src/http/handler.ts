@@ -2,6 +2,7 @@ import { FlowError } from "@flowrt/core";
 import type { FlowHost } from "../host.js";
 import type { HostLogger } from "../logger.js";
 import { newErrorId } from "../requests/new-request.js";
+import { traceHttpRequests } from "../telemetry/http-span.js";
 import { answered, mountedPattern } from "./access-log.js";
 import type { HttpContext } from "./context.js";
 import { LazyChildLogger } from "./lazy-child-logger.js";
@@ -112,7 +113,7 @@ export function createDispatcher(host: FlowHost, options: HttpHandlerOptions = {
     routes: ROUTES,
   };
   const table = new RouteTable<HttpContext>(ROUTES);
-  return async (request) => {
+  return traceHttpRequests(host.basePath, async (request: HttpRequest): Promise<HttpResponse> => {
     try {
       // The one place the body limit is held, whether the transport read the bytes or hands the stream on.
       if (request.rawBody !== undefined || request.body !== undefined) {
@@ -146,5 +147,5 @@ export function createDispatcher(host: FlowHost, options: HttpHandlerOptions = {
       const fields = { method: request.method, route: request.route, path: request.path };
       return failureResponse(host, request.log ?? host.logger, error, "request handler failed", fields);
     }
-  };
+  });
 }

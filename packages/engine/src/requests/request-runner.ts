@@ -13,6 +13,7 @@ import {
 import { storedJson } from "../execution/blocks/json-data.js";
 import type { FlowRegistry, RegisteredFlow } from "../flows/registry.js";
 import type { HostLogger } from "../logger.js";
+import { traceActionRun } from "../telemetry/run-span.js";
 import { type ClaimedRun, RunClaim, type RunTarget, StartedRun } from "./active-run.js";
 import { isoNow } from "./clock.js";
 import { appendRequestEvent } from "./event-log.js";
@@ -244,8 +245,10 @@ export class RequestRunner {
         const started = await this.start(claim, known);
         let outcome: Outcome;
         try {
-          const prepared = await this.prepare(claim, started);
-          const output = await prepared.execute();
+          const action = claim.claimed?.action ?? "";
+          const output = await traceActionRun(started, action, async () =>
+            (await this.prepare(claim, started)).execute(),
+          );
           outcome = { ok: true, output };
         } catch (error) {
           outcome = { ok: false, error };

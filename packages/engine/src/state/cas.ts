@@ -1,4 +1,5 @@
 import { FlowError, isFlowError } from "@flowrt/core";
+import { countCasRetry } from "../telemetry/cas-retries.js";
 
 /** What one try of a compare-and-swap loop answers: the write landed (with its value), or it lost the race. */
 export type CasStep<T> = { readonly done: true; readonly value: T } | { readonly done: false };
@@ -75,6 +76,7 @@ export async function retryCas<T>(
     firstLossAt ??= Date.now();
     if (attempt + 1 >= attempts && Date.now() - firstLossAt >= windowMs)
       throw new CasExhaustedError(policy.what, attempt + 1);
+    countCasRetry();
     if (attempt > backoffAfter) await pause(Math.random() * Math.min(50, attempt * 2));
   }
 }

@@ -17,6 +17,7 @@ import type { FlowHost } from "../host.js";
 import { describeError, type HostLogger } from "../logger.js";
 import { actionLabel, type NewRequest } from "../requests/new-request.js";
 import { assertSessionId } from "../sessions/session-service.js";
+import { traceWebhookVerify } from "../telemetry/webhook-spans.js";
 import { decodeUtf8 } from "../utf8.js";
 
 /**
@@ -88,7 +89,7 @@ export async function receiveWebhook(
 
   let verified = false;
   try {
-    verified = (await definition.verify(rawBody, headers)) === true;
+    verified = await traceWebhookVerify(provider, () => definition.verify(rawBody, headers));
   } catch {
     verified = false; // a verifier that throws refuses, like one that answers false
   }

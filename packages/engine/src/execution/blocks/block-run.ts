@@ -1,4 +1,5 @@
 import type { AnyBlock, BlockContext, JsonObject } from "@flowrt/core";
+import type { TelemetryOptions } from "ai";
 
 /** The stream events block execution appends to a request's log. */
 export type BlockEventType = "block.started" | "block.completed" | "text.delta" | "tool.call" | "tool.result";
@@ -48,6 +49,8 @@ export interface BlockRun {
    * tools; added to a generator's tools when its definition sets `contentTools: true`.
    */
   contentTools(): Record<string, unknown>;
+  /** The AI SDK `telemetry` setting of the host (`telemetry.ai`), for generators' model calls. */
+  readonly aiTelemetry?: TelemetryOptions | undefined;
 }
 
 /** A budget for one action run, from the action's (or webhook binding's) `tokenBudget`. */

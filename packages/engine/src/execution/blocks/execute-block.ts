@@ -1,4 +1,5 @@
 import type { AnyBlock } from "@flowrt/core";
+import { traceBlock } from "../../telemetry/block-span.js";
 import { abortedError, runAborted } from "./abort.js";
 import type { BlockRun } from "./block-run.js";
 import { runGenerator } from "./run-generator.js";
@@ -15,12 +16,22 @@ import { parseBlockInput, parseBlockOutput } from "./validate-io.js";
  * (`invalid-output`); emit `block.completed`. A failing block emits no `block.completed`: the host
  * records the failure on the request.
  */
-export async function executeBlock(
+export function executeBlock(
   block: AnyBlock,
   input: unknown,
   run: BlockRun,
   /** `input` is already the output of this block's `inputSchema` (parsed once, before dispatch). */
   inputParsed = false,
+): Promise<unknown> {
+  return traceBlock(block, runBlock, input, run, inputParsed);
+}
+
+/** {@link executeBlock} inside the block's span. */
+async function runBlock(
+  block: AnyBlock,
+  input: unknown,
+  run: BlockRun,
+  inputParsed: boolean,
 ): Promise<unknown> {
   if (runAborted(run)) throw abortedError(`${block.kind} "${block.name}"`, run.signal.reason);
   // Without a schema (or with the input parsed already) there is nothing to wait for: no await, no promise.

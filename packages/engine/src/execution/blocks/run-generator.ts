@@ -61,6 +61,8 @@ export async function runGenerator(block: GeneratorBlock, input: unknown, run: B
     // There is no provider-neutral end-user field; OpenAI's `user` is the one the definition documents.
     ...(typeof user === "string" && user !== "" ? { providerOptions: { openai: { user } } } : {}),
     ...(block.outputSchema === undefined ? {} : { output: Output.object({ schema: block.outputSchema }) }),
+    // The host's AI SDK telemetry settings; its spans nest under this block's span, the active one here.
+    ...(run.aiTelemetry === undefined ? {} : { telemetry: { functionId: block.name, ...run.aiTelemetry } }),
     onStepEnd: (step) => tokens.charge(tokensOf(step.usage)),
     // The SDK's default prints the error and its stack with console.error. It reaches the loop below as an
     // `error` part and fails the request; the application's logger is where it is told.

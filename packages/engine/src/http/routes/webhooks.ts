@@ -1,4 +1,5 @@
 import type { FlowHost } from "../../host.js";
+import { traceWebhookDelivery } from "../../telemetry/webhook-spans.js";
 import { receiveWebhook, type WebhookOutcome } from "../../webhooks/receive-webhook.js";
 import { httpCaller } from "../request-body.js";
 import { jsonAnswer } from "../route-doc.js";
@@ -39,7 +40,11 @@ export const webhookRoute: Route<{ host: FlowHost }> = {
       rawBody: req.rawBody ?? new Uint8Array(),
       headers: req.headers,
     });
-    return webhookResponse(await receiveWebhook(host, flowKind!, provider!, caller));
+    return webhookResponse(
+      await traceWebhookDelivery(flowKind!, provider!, () =>
+        receiveWebhook(host, flowKind!, provider!, caller),
+      ),
+    );
   },
 };
 

@@ -3,7 +3,10 @@
  * state read) and a `touch` action, on the memory store, served by `createFlowRouter`. The host-level
  * resolver trusts `x-user-id`, so every addressed route runs the owner check as a real deployment would.
  */
+
+import { createWriteStream } from "node:fs";
 import { defineFlow, defineResourceCollection, handler, type PrincipalResolver } from "@flowrt/core";
+import * as flowrtEngine from "@flowrt/engine";
 import { createFlowHost, type FlowHost } from "@flowrt/engine";
 import { createFlowRouter } from "@flowrt/express";
 import { createMemoryStores } from "@flowrt/store-memory";
@@ -78,16 +81,34 @@ export interface FlowrtApp {
   close(): Promise<void>;
 }
 
+/**
+ * The host's logger: without `accessLog`, the default logger with the access line off (warnings and errors go to
+ * stderr, which the benchmark collects); with it, a JSON-lines logger at `info` writing every access line to
+ * `/dev/null` through a file stream, as a service writing its log to a file or a pipe would. A baseline tree from
+ * before the access line ignores both (its engine has neither option, nor `createLogger`).
+ */
+function loggerOptions(accessLog: boolean) {
+  if (!accessLog) return { accessLog: false };
+  const { createLogger } = flowrtEngine as Partial<typeof flowrtEngine>;
+  if (!createLogger) throw new Error("the access-log variant needs an engine with createLogger");
+  return {
+    accessLog: true,
+    logger: createLogger({ level: "info", destination: createWriteStream("/dev/null") }),
+  };
+}
+
 /** Builds the app and seeds `count` items (state and content) into the read session. */
 export async function createFlowrtApp(
   count: number,
   telemetry?: { storeSpans: boolean },
+  accessLog = false,
 ): Promise<FlowrtApp> {
   const stores = createMemoryStores();
   const host = createFlowHost({
     flows: [benchFlow],
     stores,
     resolvePrincipal: headerResolver,
+    ...loggerOptions(accessLog),
     ...(telemetry ? { telemetry } : {}),
   });
   await host.start();

@@ -57,7 +57,11 @@ async function main(): Promise<void> {
     // HTTP_BENCH_TELEMETRY: which telemetry variant this server runs (set by the parent, see http-telemetry.ts).
     const variant = telemetryVariant(process.env.HTTP_BENCH_TELEMETRY);
     registerTelemetry(variant);
-    const flowrt = await createFlowrtApp(count, variant === "sdk-stores" ? { storeSpans: true } : undefined);
+    const flowrt = await createFlowrtApp(
+      count,
+      variant === "sdk-stores" ? { storeSpans: true } : undefined,
+      variant === "access-log",
+    );
     app = flowrt.app;
     sessions = flowrt;
     closeApp = flowrt.close;

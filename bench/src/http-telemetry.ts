@@ -2,7 +2,8 @@
  * The telemetry variants of the HTTP benchmark's flowrt server (`HTTP_TELEMETRY`, see README): `api` is the
  * default server, the OpenTelemetry API with no SDK registered; `sdk` registers the trace and metrics SDKs as an
  * application would (AsyncLocalStorage context, W3C propagation, batch span processor, periodic metric reader)
- * with exporters that drop what they are given; `sdk-stores` adds the host's `telemetry.storeSpans`.
+ * with exporters that drop what they are given; `sdk-stores` adds the host's `telemetry.storeSpans`; `access-log` is
+ * the default server with the engine's access line on (JSON lines at `info` to `/dev/null`, see `http-flowrt-app.ts`).
  */
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -14,7 +15,7 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
 
-export const TELEMETRY_VARIANTS = ["api", "sdk", "sdk-stores"] as const;
+export const TELEMETRY_VARIANTS = ["api", "sdk", "sdk-stores", "access-log"] as const;
 export type TelemetryVariant = (typeof TELEMETRY_VARIANTS)[number];
 
 const done = (callback: (result: ExportResult) => void) => callback({ code: ExportResultCode.SUCCESS });
@@ -30,9 +31,9 @@ const dropMetrics: PushMetricExporter = {
   shutdown: async () => {},
 };
 
-/** Registers the SDKs for `sdk` and `sdk-stores` (before the host is made); `api` registers nothing. */
+/** Registers the SDKs for `sdk` and `sdk-stores` (before the host is made); `api` and `access-log` register nothing. */
 export function registerTelemetry(variant: TelemetryVariant): void {
-  if (variant === "api") return;
+  if (variant === "api" || variant === "access-log") return;
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(

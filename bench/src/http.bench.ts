@@ -176,8 +176,9 @@ export async function run(): Promise<string> {
     ...(telemetryRows.length > 0
       ? [
           "",
-          "Telemetry variants (`HTTP_TELEMETRY`): `api` is the flowrt server above (OpenTelemetry API, no SDK);",
-          "`sdk` registers the trace and metrics SDKs with exporters that drop everything; `sdk-stores` adds store spans.",
+          "Variants (`HTTP_TELEMETRY`): `api` is the flowrt server above (OpenTelemetry API, no SDK, access line off);",
+          "`sdk` registers the trace and metrics SDKs with exporters that drop everything; `sdk-stores` adds store spans;",
+          "`access-log` turns the engine's access line on (JSON lines at `info` to /dev/null).",
           "",
           formatTable(telemetryRows),
         ]

@@ -14,10 +14,12 @@
  * ÷ baseline at most 1.05 (medians of rounds); throughput is shown beside it.
  *
  * Environment: PAIR_SECONDS (per round and side, default 5), PAIR_WARMUP_SECONDS (3), PAIR_ROUNDS (6),
- * PAIR_ROUTES (comma-separated words; a route runs when its name contains one, e.g. `item,ingest`),
- * PAIR_CONNECTIONS (10), HTTP_BENCH_ITEMS (10000), PAIR_BENCH_CPU_PROF / _NODE_ARGS (`server-args.ts`).
+ * PAIR_ROUTES (comma-separated words; a route runs when its name contains one, e.g. `state,ingest`),
+ * PAIR_CONNECTIONS (10), HTTP_BENCH_ITEMS (10000), PAIR_BENCH_CPU_PROF / _NODE_ARGS (`server-args.ts`). With a
+ * profile, a note splits the child's JavaScript self time by side (`profile-by-side.ts`).
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { cpus } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -27,6 +29,7 @@ import { load as loadHttp } from "./http-load.js";
 import { httpRoutes } from "./http-routes.js";
 import { formatTable } from "./measure.js";
 import type { PairReady, PairSide } from "./pair-server.js";
+import { samplesBySide } from "./profile-by-side.js";
 import { serverExecArgv } from "./server-args.js";
 import { load as loadWebhooks } from "./webhooks-load.js";
 
@@ -88,6 +91,7 @@ interface Round {
   rps: number;
   cpuUsPerReq: number;
   bad: number;
+  responses: number;
 }
 
 /** One route's load against one side: `seconds` of it, returning throughput and 2xx count. */
@@ -134,6 +138,8 @@ export async function run(): Promise<string> {
   const rows: Record<string, string | number>[] = [];
   const slower: string[] = [];
   const notes: string[] = [];
+  /** Responses each side served over the whole run, warm-ups included (for the profile's split). */
+  const served = new Map<PairSide, number>();
   try {
     for (const route of chosen) {
       const once = async (side: PairSide, sec: number): Promise<Round> => {
@@ -141,7 +147,13 @@ export async function run(): Promise<string> {
         const r = await route.run(side, sec);
         if (route.settleMs > 0) await sleep(route.settleMs);
         const after = await pair.cpuUs();
-        return { rps: r.rps, cpuUsPerReq: (after - before) / Math.max(1, r.responses), bad: r.bad };
+        served.set(side, (served.get(side) ?? 0) + r.responses);
+        return {
+          rps: r.rps,
+          cpuUsPerReq: (after - before) / Math.max(1, r.responses),
+          bad: r.bad,
+          responses: r.responses,
+        };
       };
       for (const side of pair.sides) await once(side, warmup);
       const measured = new Map<PairSide, Round[]>(pair.sides.map((side) => [side, []]));
@@ -171,6 +183,25 @@ export async function run(): Promise<string> {
     }
   } finally {
     await pair.close();
+  }
+  const profileDir = process.env.PAIR_BENCH_CPU_PROF;
+  if (profileDir) {
+    const root = (path: string) => `${realpathSync(path)}/`;
+    const split = samplesBySide(
+      profileDir,
+      root(tree.root),
+      root(fileURLToPath(new URL("../..", import.meta.url))),
+    );
+    const [b, c] = pair.sides.map((side) => served.get(side) ?? 0) as [number, number];
+    const perRequest = (samples: number, requests: number) =>
+      (samples * split.intervalUs) / Math.max(1, requests);
+    const jsB = perRequest(split.baseline, b);
+    const jsC = perRequest(split.current, c);
+    notes.push(
+      `profile (${split.file}): JavaScript self time in each side's own files, whole run: baseline ${jsB.toFixed(1)} µs ` +
+        `per request (${split.baseline} samples, ${b} responses), current ${jsC.toFixed(1)} µs (${split.current}, ${c}); ` +
+        `current ÷ baseline ${(jsC / jsB).toFixed(3)}; shared (Node, native, GC, idle) ${split.shared} samples`,
+    );
   }
   const verdict = slower.length === 0 ? "holds" : `does NOT hold (${slower.join("; ")})`;
   return [

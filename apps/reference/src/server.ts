@@ -26,7 +26,6 @@ const server = await startReferenceServer({
   dataDir: process.env.FLOWRT_DATA_DIR || ".data",
   graceMs,
 });
-process.stdout.write(`flowrt reference app on ${server.url} (API at ${server.url}${server.host.basePath})\n`);
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -47,3 +46,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     );
   });
 }
+
+// Said once the signals are handled: whoever stops the server as soon as it reads this line gets the drain.
+process.stdout.write(`flowrt reference app on ${server.url} (API at ${server.url}${server.host.basePath})\n`);

@@ -118,8 +118,6 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     graceMs,
     ...(values["base-path"] !== undefined ? { basePath: values["base-path"] } : {}),
   });
-  process.stdout.write(`flowrt listening on ${server.url}\n`);
-
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -141,6 +139,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // Said once the signals are handled: a supervisor that stops the process as soon as it reads this line must not
+  // meet the default action (an exit without the drain).
+  process.stdout.write(`flowrt listening on ${server.url}\n`);
   return undefined;
 }
 

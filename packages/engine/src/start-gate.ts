@@ -80,7 +80,8 @@ export class StartGate {
   /** `close()` begins: no new work from here on. False when it had already begun (or ended). */
   beginDrain(): boolean {
     if (this.state === "closed" || this.state === "draining") return false;
-    this.state = "draining";
+    // A host that never started has no work to drain: closed at once (a start under way never completes).
+    this.state = this.state === "new" ? "closed" : "draining";
     return true;
   }
 

@@ -55,7 +55,16 @@ export class FsContext {
    */
   async ping(): Promise<void> {
     await this.ready();
-    await access(this.tmpDir, constants.R_OK | constants.W_OK);
+    try {
+      await access(this.tmpDir, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new FlowError(
+        "store-error",
+        `The filesystem store's folder ${this.root} is not usable (${String(code)}): check that it exists and this process may read and write it.`,
+        { cause: error, retryable: true },
+      );
+    }
   }
 
   markClosed(): void {

@@ -15,12 +15,18 @@ export interface ReferenceServerOptions {
   host?: string;
   /** Where the filesystem store keeps its data. @default ".data" */
   dataDir?: string;
+  /** How long {@link ReferenceServer.close} lets running requests finish. @default no limit */
+  graceMs?: number;
 }
 
 export interface ReferenceServer {
   /** The server's origin, e.g. `http://127.0.0.1:3000`. */
   url: string;
   host: FlowHost;
+  /**
+   * Drains the host while still listening (`/readyz` answers 503, new work is refused, running requests get the
+   * grace period; durable ones still running then are left for the next start), then stops listening.
+   */
   close(): Promise<void>;
 }
 
@@ -29,7 +35,12 @@ const publicDir = fileURLToPath(new URL("../public", import.meta.url));
 /** Starts the reference app: the notebook flow on the filesystem store, its API and a small page at `/`. */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const stores = createFsStores({ dir: options.dataDir ?? ".data" });
-  const host = createFlowHost({ flows, stores, resolvePrincipal: developmentHeaderResolver });
+  const host = createFlowHost({
+    flows,
+    stores,
+    resolvePrincipal: developmentHeaderResolver,
+    ...(options.graceMs !== undefined ? { shutdownGraceMs: options.graceMs } : {}),
+  });
   await host.start();
 
   const app = express();
@@ -48,9 +59,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     url: `http://${urlHost(bindHost)}:${port}`,
     host,
     async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
       await host.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
       await stores.close();

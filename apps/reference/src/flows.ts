@@ -1,4 +1,5 @@
-import { defineFlow, defineResource, defineResourceCollection, handler } from "@flowrt/core";
+import { setTimeout as sleep } from "node:timers/promises";
+import { defineFlow, defineResource, defineResourceCollection, type HandleOf, handler } from "@flowrt/core";
 import { z } from "zod";
 
 /**
@@ -37,25 +38,52 @@ function slug(title: string): string {
   return base === "" ? "note" : base;
 }
 
+const noteInput = z.object({
+  title: z.string().min(1).max(200),
+  text: z.string().max(100_000).default(""),
+  pinned: z.boolean().default(false),
+});
+
 /** Writes both resources: a new note (state and text) and the user's profile counters. */
 export const addNote = handler({
   name: "addNote",
   resources: { notes, profile },
-  inputSchema: z.object({
-    title: z.string().min(1).max(200),
-    text: z.string().max(100_000).default(""),
-    pinned: z.boolean().default(false),
-  }),
+  inputSchema: noteInput,
+  outputSchema: z.object({ topic: z.string(), noteCount: z.number() }),
+  execute: (input, ctx) => writeNote(input, ctx.resources),
+});
+
+/** The handles both note actions declare. */
+interface NoteResources {
+  notes: HandleOf<typeof notes>;
+  profile: HandleOf<typeof profile>;
+}
+
+/** The note (state and text) and the profile's counters: what both note actions write. */
+async function writeNote(input: z.output<typeof noteInput>, resources: NoteResources) {
+  let key = slug(input.title);
+  // Same title twice: the second note gets a numbered key instead of failing on the taken one.
+  for (let n = 2; await resources.notes.getOptional(key); n++) key = `${slug(input.title)}-${n}`;
+  const note = await resources.notes.create(key, { title: input.title, pinned: input.pinned });
+  await note.writeContent(input.text);
+  await resources.profile.incState({ noteCount: 1 });
+  await resources.profile.patchState({ lastNoteTitle: input.title });
+  return { topic: note.path, noteCount: resources.profile.state.noteCount };
+}
+
+/**
+ * Adds the note after `delaySeconds` (a reminder). Its action is durable: a server stopped meanwhile leaves it for
+ * the next start, which runs it again (the wait included) and adds the note once.
+ */
+export const addNoteLater = handler({
+  name: "addNoteLater",
+  resources: { notes, profile },
+  inputSchema: noteInput.extend({ delaySeconds: z.number().int().min(0).max(3_600) }),
   outputSchema: z.object({ topic: z.string(), noteCount: z.number() }),
   execute: async (input, ctx) => {
-    let key = slug(input.title);
-    // Same title twice: the second note gets a numbered key instead of failing on the taken one.
-    for (let n = 2; await ctx.resources.notes.getOptional(key); n++) key = `${slug(input.title)}-${n}`;
-    const note = await ctx.resources.notes.create(key, { title: input.title, pinned: input.pinned });
-    await note.writeContent(input.text);
-    await ctx.resources.profile.incState({ noteCount: 1 });
-    await ctx.resources.profile.patchState({ lastNoteTitle: input.title });
-    return { topic: note.path, noteCount: ctx.resources.profile.state.noteCount };
+    // Stops waiting when the run is stopped (an abort, or a shutdown past its grace period).
+    await sleep(input.delaySeconds * 1_000, undefined, { signal: ctx.signal });
+    return writeNote(input, ctx.resources);
   },
 });
 
@@ -75,7 +103,11 @@ export const notebook = defineFlow({
   kind: "notebook",
   description: "Take notes in a session; your profile counts them across sessions.",
   resources: { notes, profile },
-  actions: { addNote: { block: addNote }, setDisplayName: { block: setDisplayName } },
+  actions: {
+    addNote: { block: addNote },
+    addNoteLater: { block: addNoteLater, durable: true },
+    setDisplayName: { block: setDisplayName },
+  },
 });
 
 export const flows = [notebook];

@@ -13,11 +13,30 @@ if (!isLoopbackHost(host)) {
   );
 }
 
-const server = await startReferenceServer({ port, host, dataDir: ".data" });
-process.stdout.write(`flowrt reference app on ${server.url} (API at ${server.url}${server.host.basePath})\n`);
+const graceText = process.env.FLOWRT_GRACE_MS || "8000";
+if (!/^\d{1,9}$/.test(graceText)) {
+  process.stderr.write(`FLOWRT_GRACE_MS must be a whole number of milliseconds (got "${graceText}").\n`);
+  process.exit(1);
+}
+const graceMs = Number(graceText);
 
+const server = await startReferenceServer({
+  port,
+  host,
+  dataDir: process.env.FLOWRT_DATA_DIR || ".data",
+  graceMs,
+});
+
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) {
+      // A second signal (a second Ctrl-C): stop waiting; durable work still running lapses to the next start.
+      process.stderr.write(`${signal} again, exiting without waiting\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`${signal}: draining (up to ${graceMs} ms)\n`);
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -27,3 +46,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     );
   });
 }
+
+// Said once the signals are handled: whoever stops the server as soon as it reads this line gets the drain.
+process.stdout.write(`flowrt reference app on ${server.url} (API at ${server.url}${server.host.basePath})\n`);

@@ -1,64 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { afterAll, describe, expect, test } from "vitest";
+import { cleanUp, flowrt, tempDir } from "./testing/spawn-flowrt.js";
 
-const packageDir = fileURLToPath(new URL("..", import.meta.url));
-const children: ChildProcess[] = [];
-const { PORT: _port, HOST: _host, ...environment } = process.env;
-const dirs: string[] = [];
-
-afterAll(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "flowrt-cli-"));
-  dirs.push(dir);
-  return dir;
-}
-
-/**
- * Starts `flowrt` from its source (through tsx, resolving workspace packages to their sources). With
- * `withoutStores`, the store packages resolve as if they were not installed.
- */
-function flowrt(args: string[], { withoutStores = false } = {}) {
-  const hooks = withoutStores ? ["--import", "./src/testing/without-stores.ts"] : [];
-  const child = spawn(
-    process.execPath,
-    ["--conditions=@flowrt/source", "--import", "tsx", ...hooks, "src/cli.ts", ...args],
-    {
-      cwd: packageDir,
-      env: { ...environment, NODE_ENV: "test" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", () => {
-      const match = /flowrt listening on (\S+)\n/.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    exited.then((code) => reject(new Error(`flowrt exited with ${code} before listening: ${stderr}`)));
-  });
-  listening.catch(() => {});
-  return { child, exited, listening, output: () => ({ stdout, stderr }) };
-}
+afterAll(cleanUp);
 
 // Each case spawns its own process on its own port and directory, so they run side by side.
 describe.concurrent("flowrt serve", () => {
@@ -175,7 +123,8 @@ describe.concurrent("flowrt serve", () => {
     try {
       const port = (busyServer.address() as AddressInfo).port;
       const loaded = flowrt(["serve", throwing]);
-      const busy = flowrt(["serve", "src/testing/cli-flows.ts", "--port", String(port)]);
+      // A module with a resolver: one without logs at start that its flows are open, a line of its own.
+      const busy = flowrt(["serve", "src/testing/cli-flows-with-resolver.ts", "--port", String(port)]);
       expect(await loaded.exited).toBe(1);
       expect(loaded.output().stderr).toBe("flowrt: RangeError: boom at load\n");
       expect(await busy.exited).toBe(1);

@@ -1,13 +1,20 @@
 #!/usr/bin/env node
+import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { isFlowError } from "@flowrt/core";
+import { loadEnvFile } from "./cli/env-file.js";
+import { storeFromEnvironment } from "./cli/environment.js";
 import { eraseUserData } from "./cli/erase-user.js";
 import { loadFlowsModule } from "./cli/load-flows-module.js";
 import { serveFlows } from "./cli/serve.js";
-import { parseStoreSpec, UsageError } from "./cli/store-spec.js";
+import { UsageError } from "./cli/store-spec.js";
+
+/** This package's version (`package.json` sits one folder above both `src/` and `dist/`). */
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 const USAGE = `Usage: flowrt serve <module> [options]
        flowrt erase-user --user <id> [--org <id>] [--store <spec>] <module>
+       flowrt --version
 
 serve: serves the flows a module exports (a default array, a named "flows" array, or every exported flow
 definition; optional named exports "resolvePrincipal", "webhookProviders" and "inbound", an array of
@@ -18,15 +25,33 @@ them, everything stored under them), their user-scope data and their request rec
 module is served on; org-scope data is kept. With --org, only their sessions and requests in that org.
 Prints what was removed as JSON.
 
-Options:
+serve drains on SIGTERM and SIGINT: /readyz turns 503 and new work is refused at once, running requests get
+the grace period, durable ones still running then are left for the next host's recovery; then it exits 0.
+
+Options (a flag wins over the environment; --env-file fills what the environment does not set):
   --port <n>          port to listen on (0 picks a free one)      default: $PORT or 3000
   --host <address>    address to bind                             default: $HOST or 127.0.0.1
-  --store <spec>      memory | fs:<dir> | postgres:<url>          default: memory
+  --store <spec>      memory | fs:<dir> | postgres:<url>          default: $FLOWRT_STORE, else
+                                                                  postgres:$DATABASE_URL when set, else memory
   --base-path <path>  where the API is mounted                    default: /api/flows
+  --grace-ms <n>      serve: how long running requests may finish
+                      on SIGTERM/SIGINT                           default: $FLOWRT_GRACE_MS or 8000
+  --env-file <path>   reads KEY=value lines into the environment (variables already set are kept)
   --user <id>         erase-user: the user whose data goes
   --org <id>          erase-user: only what the user has in this org
+  -v, --version       print the version
   -h, --help          show this help
 `;
+
+/** Within Docker's default stop timeout (10 s) and Kubernetes' default grace (30 s). */
+const DEFAULT_GRACE_MS = 8_000;
+
+function parseGrace(value: string, name: string): number {
+  if (!/^\d{1,9}$/.test(value)) {
+    throw new UsageError(`${name} must be a whole number of milliseconds (got "${value}").`);
+  }
+  return Number(value);
+}
 
 function parsePort(value: string): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) {
@@ -48,9 +73,16 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
       "base-path": { type: "string" },
       user: { type: "string" },
       org: { type: "string" },
+      "grace-ms": { type: "string" },
+      "env-file": { type: "string" },
+      version: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
     },
   });
+  if (values.version) {
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
   if (values.help || positionals.length === 0) {
     process.stdout.write(USAGE);
     return values.help ? 0 : 1;
@@ -61,7 +93,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
   }
   if (!modulePath) throw new UsageError(`flowrt ${command} needs the path of a flows module.`);
   if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(" ")}.`);
-  if (command === "erase-user") return eraseUser(modulePath, values);
+  // Before anything reads the environment, the flows module included (its API keys, say).
+  if (values["env-file"] !== undefined) loadEnvFile(values["env-file"], env);
+  if (command === "erase-user") return eraseUser(modulePath, values, env);
   for (const option of ["user", "org"] as const) {
     if (values[option] !== undefined) throw new UsageError(`--${option} is an option of flowrt erase-user.`);
   }
@@ -69,21 +103,30 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
   // An empty PORT or HOST counts as unset.
   const port = parsePort(values.port ?? (env.PORT || "3000"));
   const host = values.host ?? (env.HOST || "127.0.0.1");
-  const store = parseStoreSpec(values.store ?? "memory");
+  const store = storeFromEnvironment(values.store, env);
+  const graceMs =
+    values["grace-ms"] !== undefined
+      ? parseGrace(values["grace-ms"], "--grace-ms")
+      : env.FLOWRT_GRACE_MS
+        ? parseGrace(env.FLOWRT_GRACE_MS, "FLOWRT_GRACE_MS")
+        : DEFAULT_GRACE_MS;
   const module = await loadFlowsModule(modulePath);
   const server = await serveFlows(module, {
     port,
     host,
     store,
+    graceMs,
     ...(values["base-path"] !== undefined ? { basePath: values["base-path"] } : {}),
   });
-  process.stdout.write(`flowrt listening on ${server.url}\n`);
-
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal (a second Ctrl-C): stop waiting. Durable work still running lapses to recovery.
+      process.stderr.write(`flowrt: ${signal} again, exiting without waiting\n`);
+      process.exit(1);
+    }
     stopping = true;
-    process.stdout.write(`flowrt: ${signal}, shutting down\n`);
+    process.stdout.write(`flowrt: ${signal}, draining (up to ${graceMs} ms)\n`);
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -94,21 +137,33 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
       },
     );
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  // Said once the signals are handled: a supervisor that stops the process as soon as it reads this line must not
+  // meet the default action (an exit without the drain).
+  process.stdout.write(`flowrt listening on ${server.url}\n`);
   return undefined;
 }
 
 /** `flowrt erase-user`: checks the options before any module or store is opened, prints the counts as JSON. */
 async function eraseUser(
   modulePath: string,
-  values: { user?: string; org?: string; store?: string; port?: string; host?: string; "base-path"?: string },
+  values: {
+    user?: string;
+    org?: string;
+    store?: string;
+    port?: string;
+    host?: string;
+    "base-path"?: string;
+    "grace-ms"?: string;
+  },
+  env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  for (const option of ["port", "host", "base-path"] as const) {
+  for (const option of ["port", "host", "base-path", "grace-ms"] as const) {
     if (values[option] !== undefined) throw new UsageError(`--${option} is an option of flowrt serve.`);
   }
   if (values.user === undefined) throw new UsageError("flowrt erase-user needs --user <id>.");
-  const store = parseStoreSpec(values.store ?? "memory");
+  const store = storeFromEnvironment(values.store, env);
   const module = await loadFlowsModule(modulePath);
   const removed = await eraseUserData(module, {
     store,

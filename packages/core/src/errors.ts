@@ -64,6 +64,8 @@ export const ERROR_CODES = {
   "definition-error": "A flow, block or resource definition is invalid.",
   "store-error": "The store failed to complete an operation.",
   "host-not-started": "The host was used before start() or after close().",
+  "host-draining":
+    "The host is shutting down and takes no new work; another host (or this one, restarted) will.",
   "internal-error": "An unexpected error occurred.",
 } as const;
 

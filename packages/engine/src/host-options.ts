@@ -52,7 +52,11 @@ export interface FlowHostOptions {
   webhookProviders?: Record<string, WebhookProviderDefinition>;
   /** Where the HTTP API is mounted. @default "/api/flows" */
   basePath?: string;
-  /** Serve `GET /sessions/:id/debug`. @default true, except when NODE_ENV is "production" */
+  /**
+   * Serve the development inspector, `GET /sessions/:id/debug` (unfiltered state: on a flow without a resolver,
+   * to anyone). Off unless told: `true` here, or `NODE_ENV=development` when this option is not given.
+   * @default process.env.NODE_ENV === "development"
+   */
   inspector?: boolean;
   /**
    * Where the host's log lines go, in pino's call shape (`logger.info(fields, message)`, `child(bindings)`): a pino
@@ -94,6 +98,20 @@ export interface FlowHostOptions {
    * @default {}
    */
   telemetry?: HostTelemetryOptions;
+  /**
+   * How long `host.close()` lets running requests finish before it leaves them: a durable one's claim is released
+   * (the next recovery pass of any host on the store takes it over), a non-durable one fails with `host-lost`.
+   * `close({ graceMs })` overrides it per call. Without either, `close()` waits for every run.
+   * @default Infinity
+   * @example createFlowHost({ flows, stores, shutdownGraceMs: 8_000 })
+   */
+  shutdownGraceMs?: number;
+  /**
+   * How long `GET /readyz` waits for the store's answer (`stores.ping()`) before it reports `"store": "timeout"`
+   * with 503. Keep it under the probe's own timeout (Kubernetes: `timeoutSeconds`, default 1 s).
+   * @default 500
+   */
+  readinessTimeoutMs?: number;
 }
 
 export interface DispatchOptions {

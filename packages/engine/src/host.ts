@@ -18,6 +18,7 @@ import { prepareAction } from "./execution/action-run.js";
 import { checkWebhookProviders } from "./flows/check-webhook-providers.js";
 import { bindInboundRoutes, type SourcedInboundRoute } from "./flows/inbound-routes.js";
 import { FlowRegistry, type RegisteredFlow } from "./flows/registry.js";
+import { checkReadiness, type ReadinessReport } from "./health/readiness.js";
 import type { DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./host-options.js";
 import { type HostLogger, hostLogger } from "./logger.js";
 import { requestEvents } from "./requests/event-log.js";
@@ -69,6 +70,8 @@ export class FlowHost {
   private recoveryTimer: NodeJS.Timeout | undefined;
   private readonly retention: RetentionSchedule | undefined;
   private inbound: SourcedInboundRoute[] | undefined;
+  /** The one drain of this host, once `close()` is called. */
+  private closing: Promise<void> | undefined;
 
   constructor(options: FlowHostOptions) {
     this.options = options;
@@ -77,7 +80,8 @@ export class FlowHost {
     this.logger = hostLogger(options.logger, options.logLevel);
     this.exposeErrors = options.exposeErrors === true;
     this.accessLog = options.accessLog !== false;
-    this.inspector = options.inspector ?? process.env.NODE_ENV !== "production";
+    // Unfiltered state is for development only: on when told, never by default.
+    this.inspector = options.inspector ?? process.env.NODE_ENV === "development";
     this.webhookProviders = { ...(options.webhookProviders ?? {}) };
     this.hostId = options.hostId ?? `host-${randomUUID()}`;
     this.registry = new FlowRegistry(options.flows);
@@ -185,12 +189,36 @@ export class FlowHost {
     return this.gate.started;
   }
 
+  /** `close()` has begun and not yet finished: the host takes no new work (503 `host-draining`). */
+  get draining(): boolean {
+    return this.gate.draining;
+  }
+
+  /** `close()` has finished. */
+  get closed(): boolean {
+    return this.gate.closed;
+  }
+
+  /** Throws the refusal of a host that takes no work now: `host-draining` while closing, else `host-not-started`. */
+  assertStarted(): void {
+    this.gate.assertStarted();
+  }
+
+  /**
+   * `GET /readyz`: started, not draining, and the store answers within `readinessTimeoutMs` (see
+   * `health/readiness.ts`). Never throws.
+   */
+  readiness(): Promise<ReadinessReport> {
+    return checkReadiness(this, this.options.readinessTimeoutMs ?? 500);
+  }
+
   private async startOnce(): Promise<void> {
     checkWebhookProviders(this.webhookProviders, this.registry);
     this.inboundRoutes();
     await this.stores.setup?.();
     // Closed while the stores were being set up: it never starts.
     if (!this.gate.markStarted()) return;
+    this.warnOpenFlows();
     this.retention?.start();
     // The periodic passes are set up first: a first pass that fails (the store down a moment) rejects start(), and
     // the next passes still resume the durable work.
@@ -202,11 +230,39 @@ export class FlowHost {
     await this.runner.recover();
   }
 
-  /** Stops taking work, waits for running requests to finish, and closes nothing it did not open. */
-  async close(): Promise<void> {
-    if (!this.gate.close()) return;
+  /**
+   * Drains: stops taking work at once (503 `host-draining`, and `GET /readyz` answers 503), lets requests being
+   * accepted be stored and started, then waits for running requests, for at most `graceMs` (else the host's
+   * `shutdownGraceMs`; without either, as long as they run). Past it, what still runs is left: a durable request's
+   * claim is released for the next recovery pass of any host on the store, a non-durable one fails with `host-lost`.
+   * Closes nothing it did not open (the stores are the application's). Every call shares the one drain.
+   */
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    if (this.closing) return this.closing;
+    if (!this.gate.beginDrain()) return Promise.resolve();
+    const graceMs = options.graceMs ?? this.options.shutdownGraceMs ?? Number.POSITIVE_INFINITY;
     clearInterval(this.recoveryTimer);
-    await Promise.all([this.runner.close(), this.retention?.stop()]);
+    this.closing = Promise.all([this.runner.close({ graceMs }), this.retention?.stop()]).then(
+      () => this.gate.close(),
+      (error: unknown) => {
+        this.gate.close();
+        throw error;
+      },
+    );
+    return this.closing;
+  }
+
+  /**
+   * Says at start which flows anyone can use: no resolver of their own and none on the host. Their routes trust
+   * `body.userId`, and (with the inspector on) show unfiltered state.
+   */
+  private warnOpenFlows(): void {
+    const open = this.registry.flows.filter((flow) => !this.access.hasResolver(flow)).map((flow) => flow.id);
+    if (open.length === 0) return;
+    this.logger.warn(
+      { flows: open, inspector: this.inspector },
+      "flows open to anyone: no principal resolver, callers name their own user (body.userId)",
+    );
   }
 
   // --- principals and owner checks (see access/) ----------------------------------------------------

@@ -2,11 +2,13 @@ import { FlowError } from "@flowrt/core";
 
 /**
  * Whether a host has started, and the one start it makes. `new` until its start succeeds, then `started`;
- * `closed` for good. Every entry point asks here (sessions, actions, retries, the resource routes, webhooks):
- * a host never started starts on first use, a closed one refuses.
+ * `draining` from the moment `close()` begins until it has finished, then `closed` for good. Every entry point asks
+ * here (sessions, actions, retries, the resource routes, webhooks): a host never started starts on first use, a
+ * draining one refuses with `host-draining` (503, retryable: another host takes the work), a closed one with
+ * `host-not-started`.
  */
 export class StartGate {
-  private state: "new" | "started" | "closed" = "new";
+  private state: "new" | "started" | "draining" | "closed" = "new";
   /** The one start of this host, once asked for. */
   private starting: Promise<void> | undefined;
 
@@ -21,11 +23,17 @@ export class StartGate {
     return this.state === "closed";
   }
 
+  /** `close()` has begun and not finished: no new work is taken. */
+  get draining(): boolean {
+    return this.state === "draining";
+  }
+
   /**
    * One start at a time: calls made while it runs share it. A failed start (a database not reachable yet) is not
    * kept: the next call, or the next request, tries again.
    */
   start(): Promise<void> {
+    if (this.state === "draining") return Promise.reject(drainingError());
     if (this.state === "closed")
       return Promise.reject(new FlowError("host-not-started", "This host was closed; create a new one."));
     // Started already: its first recovery pass failed after the stores were set up (start() rejected with that
@@ -43,7 +51,7 @@ export class StartGate {
 
   /** The start work has set the stores up: from here on the host serves (unless it was closed meanwhile). */
   markStarted(): boolean {
-    if (this.state === "closed") return false;
+    if (this.state === "closed" || this.state === "draining") return false;
     this.state = "started";
     return true;
   }
@@ -60,6 +68,7 @@ export class StartGate {
   }
 
   assertStarted(): void {
+    if (this.state === "draining") throw drainingError();
     if (this.state !== "started") {
       throw new FlowError(
         "host-not-started",
@@ -68,10 +77,22 @@ export class StartGate {
     }
   }
 
-  /** Marks the host closed; false when it already was. */
-  close(): boolean {
-    if (this.state === "closed") return false;
-    this.state = "closed";
+  /** `close()` begins: no new work from here on. False when it had already begun (or ended). */
+  beginDrain(): boolean {
+    if (this.state === "closed" || this.state === "draining") return false;
+    // A host that never started has no work to drain: closed at once (a start under way never completes).
+    this.state = this.state === "new" ? "closed" : "draining";
     return true;
   }
+
+  /** The drain is over: closed for good. */
+  close(): void {
+    this.state = "closed";
+  }
+}
+
+function drainingError(): FlowError {
+  return new FlowError("host-draining", "This host is shutting down and takes no new work; try again.", {
+    retryable: true,
+  });
 }

@@ -95,6 +95,7 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
     scopeState,
     resources,
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
+    ping: () => ctx.ping(),
     close() {
       closing ??= (async () => {
         ctx.markClosed();

@@ -73,6 +73,8 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStore
     scopeState,
     resources,
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
+    // Nothing outside the process to reach: the memory store answers while the process does.
+    async ping() {},
     async close() {
       requests.clearListeners();
     },

@@ -1,4 +1,5 @@
 import { FlowError } from "@flowrt/core";
+import { type ConnectionTarget, describeTarget } from "./connection-target.js";
 import type { PostgresDriver, Queryable } from "./driver.js";
 
 /** A lone surrogate: with the `u` flag a well-formed pair is one code point, so only a lone half is `Cs`. */
@@ -47,17 +48,35 @@ const CONNECTION_MESSAGES = [
   "Connection terminated unexpectedly",
 ];
 
+/** What to check, by what the failure says (a socket error's code, or SQLSTATE). */
+function hintFor(code: string | undefined, message: string): string {
+  if (code === "ECONNREFUSED")
+    return "nothing accepts connections there: check that PostgreSQL is running and listens on that host and port";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "the host name does not resolve: check the host";
+  if (code === "ETIMEDOUT" || code === "EHOSTUNREACH" || message.includes("timeout"))
+    return "no answer in time: check the host and port, and that no firewall drops the connection";
+  if (code === "28P01" || code === "28000")
+    return "the server refused the login: check the user and password (and pg_hba.conf)";
+  if (code === "3D000") return "the database does not exist: check its name, or create it (createdb)";
+  if (code === "57P03") return "the server is starting up or shutting down: try again shortly";
+  return "check that the database is up and that the connection string names the right host, port, database and user";
+}
+
 /**
  * A driver error as the catalogue names it: an index row over PostgreSQL's btree limit (a key of a few
  * thousand bytes, SQLSTATE 54000) is the caller's `invalid-request`; a lost or refused connection is
- * `store-error` (503, retryable). Anything else is passed on unchanged.
+ * `store-error` (503, retryable), and so is a refused login or a missing database (not retryable): their message
+ * names what was tried (host, port, database, user; never the password) and what to check. Anything else is passed
+ * on unchanged.
  */
-function classify(error: unknown): unknown {
+function classify(error: unknown, target: ConnectionTarget | undefined): unknown {
   if (typeof error !== "object" || error === null || error instanceof FlowError) return error;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== "string") {
     const message = error instanceof Error ? error.message : "";
-    return CONNECTION_MESSAGES.some((m) => message.includes(m)) ? connectionFailed(error) : error;
+    return CONNECTION_MESSAGES.some((m) => message.includes(m))
+      ? connectionFailed(error, target, undefined, true)
+      : error;
   }
   // Character not in repertoire / untranslatable: text the database cannot hold, an input to fix.
   if (code === "22021" || code === "22P05") {
@@ -75,26 +94,37 @@ function classify(error: unknown): unknown {
     );
   }
   if (code.startsWith("08") || code === "57P01" || code === "57P03" || CONNECTION_CODES.has(code)) {
-    return connectionFailed(error);
+    return connectionFailed(error, target, code, true);
   }
+  // Invalid authorization, or no such database: the connection settings are wrong; trying again will not help.
+  if (code.startsWith("28") || code === "3D000") return connectionFailed(error, target, code, false);
   return error;
 }
 
-function connectionFailed(cause: unknown): FlowError {
-  return new FlowError("store-error", "store-postgres: the database connection failed; try again.", {
-    cause,
-    retryable: true,
-  });
+function connectionFailed(
+  cause: unknown,
+  target: ConnectionTarget | undefined,
+  code: string | undefined,
+  retryable: boolean,
+): FlowError {
+  const reason =
+    cause instanceof Error && cause.message !== "" ? cause.message : String(code ?? "unknown error");
+  const to = target === undefined ? "the database" : describeTarget(target);
+  return new FlowError(
+    "store-error",
+    `store-postgres: could not use the database connection to ${to}: ${reason}${code && !reason.includes(code) ? ` (${code})` : ""}; ${hintFor(code, reason)}.`,
+    { cause, retryable },
+  );
 }
 
-function checkedQueryable(target: Queryable): Queryable {
+function checkedQueryable(target: Queryable, connection: ConnectionTarget | undefined): Queryable {
   return {
     async query(text, params) {
       checkParams(params);
       try {
         return await target.query(text, params);
       } catch (error) {
-        throw classify(error);
+        throw classify(error, connection);
       }
     },
   };
@@ -107,9 +137,12 @@ export function closedError(): FlowError {
   });
 }
 
-/** Wraps a driver so that every statement is checked ({@link checkParams}) and its errors classified. */
-export function checkedDriver(driver: PostgresDriver): PostgresDriver {
-  const checked = checkedQueryable(driver);
+/**
+ * Wraps a driver so that every statement is checked ({@link checkParams}) and its errors classified; `connection`,
+ * when known, is named by connection errors.
+ */
+export function checkedDriver(driver: PostgresDriver, connection?: ConnectionTarget): PostgresDriver {
+  const checked = checkedQueryable(driver, connection);
   // After close() nothing reaches the database, whether the pool was ours (ended) or the application's
   // (still open: a closed store must not go on writing through it).
   let closed = false;
@@ -120,9 +153,9 @@ export function checkedDriver(driver: PostgresDriver): PostgresDriver {
     async transaction(fn) {
       if (closed) throw closedError();
       try {
-        return await driver.transaction((tx) => fn(checkedQueryable(tx)));
+        return await driver.transaction((tx) => fn(checkedQueryable(tx, connection)));
       } catch (error) {
-        throw classify(error);
+        throw classify(error, connection);
       }
     },
     async listen(channel, onNotify, onLost) {
@@ -130,7 +163,7 @@ export function checkedDriver(driver: PostgresDriver): PostgresDriver {
       try {
         return await driver.listen(channel, onNotify, onLost);
       } catch (error) {
-        throw classify(error);
+        throw classify(error, connection);
       }
     },
     close: () => {

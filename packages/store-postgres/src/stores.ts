@@ -1,6 +1,7 @@
 import { type FlowStores, type RetentionOptions, resolveRetention } from "@flowrt/core";
 import type pg from "pg";
 import { checkedDriver } from "./checked-driver.js";
+import { type ConnectionTarget, connectionTarget } from "./connection-target.js";
 import type { PostgresDriver } from "./driver.js";
 import { EventHub } from "./event-hub.js";
 import { runMigrations } from "./migrations.js";
@@ -71,6 +72,8 @@ export interface PostgresStores extends FlowStores {
    * several hosts call it at once. Call it before using the stores.
    */
   setup(): Promise<void>;
+  /** `SELECT 1` through the pool: answers once the database does (the host's readiness probe). */
+  ping(): Promise<void>;
 }
 
 /**
@@ -89,7 +92,8 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
   const onError = options.onError ?? ((error: unknown) => console.error("[@flowrt/store-postgres]", error));
   // Checked here, where the option is written; the host applies it.
   resolveRetention(options.retention, "createPostgresStores");
-  const driver = checkedDriver(toDriver(options, onError));
+  const { driver: raw, target } = toDriver(options, onError);
+  const driver = checkedDriver(raw, target);
   const names = tableNames(schema);
   const sql = buildSql(names);
   const hub = new EventHub(driver, sql, names.channel, onError);
@@ -107,6 +111,9 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
     async setup() {
       await runMigrations(driver, sql, names, schema);
     },
+    async ping() {
+      await driver.query("SELECT 1");
+    },
     close() {
       closed ??= hub.close().finally(() => driver.close());
       return closed;
@@ -114,15 +121,18 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
   };
 }
 
-function toDriver(options: PostgresStoresOptions, onError: (error: unknown) => void): PostgresDriver {
+function toDriver(
+  options: PostgresStoresOptions,
+  onError: (error: unknown) => void,
+): { driver: PostgresDriver; target?: ConnectionTarget } {
   const given = [options.pool, options.connectionString, options.driver].filter(
     (value) => value !== undefined,
   );
   if (given.length !== 1) {
     throw new TypeError("createPostgresStores: pass exactly one of `pool`, `connectionString` or `driver`.");
   }
-  if (options.driver) return options.driver;
-  if (options.pool) return createPgDriver(options.pool, { ownsPool: false });
+  if (options.driver) return { driver: options.driver };
+  if (options.pool) return withTarget(createPgDriver(options.pool, { ownsPool: false }), options.pool);
   if (typeof options.connectionString !== "string" || options.connectionString === "") {
     throw new TypeError("createPostgresStores: `connectionString` must be a non-empty string.");
   }
@@ -134,5 +144,13 @@ function toDriver(options: PostgresStoresOptions, onError: (error: unknown) => v
   });
   // An idle client's error is emitted on the pool; without a handler it would crash the process.
   pool.on("error", onError);
-  return createPgDriver(pool, { ownsPool: true });
+  return withTarget(createPgDriver(pool, { ownsPool: true }), pool);
+}
+
+function withTarget(
+  driver: PostgresDriver,
+  pool: pg.Pool,
+): { driver: PostgresDriver; target?: ConnectionTarget } {
+  const target = connectionTarget(pool);
+  return target === undefined ? { driver } : { driver, target };
 }

@@ -13,13 +13,18 @@ export interface ServeOptions {
   store: StoreSpec;
   /** @default the host's default, "/api/flows" */
   basePath?: string;
+  /** How long {@link RunningServer.close} lets running requests finish. @default no limit */
+  graceMs?: number;
 }
 
 export interface RunningServer {
   /** `http://<host>:<port><basePath>` */
   url: string;
   host: FlowHost;
-  /** Stops listening, drains the host and closes the stores. */
+  /**
+   * Drains the host while still listening (`/readyz` answers 503, new work is refused, running requests get the
+   * grace period, streams go on), then stops listening and closes the stores.
+   */
   close(): Promise<void>;
 }
 
@@ -68,6 +73,7 @@ export async function serveFlows(module: FlowsModule, options: ServeOptions): Pr
       ...(module.webhookProviders ? { webhookProviders: module.webhookProviders } : {}),
       ...(module.inbound ? { inbound: module.inbound } : {}),
       ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
+      ...(options.graceMs !== undefined ? { shutdownGraceMs: options.graceMs } : {}),
     });
     await host.start();
     const app = express();
@@ -87,10 +93,10 @@ export async function serveFlows(module: FlowsModule, options: ServeOptions): Pr
     url: `http://${urlHost(options.host)}:${port}${running.basePath}`,
     host: running,
     async close() {
-      const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
-      // Open event streams would hold the server open; the host's drain ends what they follow.
-      listening.closeIdleConnections();
+      // Still listening while the host drains: a load balancer's probe sees /readyz turn 503, and the requests
+      // running here keep their streams and status reads.
       await running.close();
+      const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
       listening.closeAllConnections();
       await closed;
       await stores.close();

@@ -10,12 +10,20 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-/** Parses `memory`, `fs:<dir>` or `postgres:<url>` (the URL may also be given whole, `postgres://…`). */
-export function parseStoreSpec(value: string): StoreSpec {
+/** `postgres://ada:secret@host/db` as `postgres://ada:***@host/db`: what a message may echo of a store spec. */
+function withoutPassword(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+}
+
+/**
+ * Parses `memory`, `fs:<dir>` or `postgres:<url>` (the URL may also be given whole, `postgres://…`). `from` names
+ * where the value came from in messages: `--store`, `FLOWRT_STORE` or `DATABASE_URL`.
+ */
+export function parseStoreSpec(value: string, from = "--store"): StoreSpec {
   if (value === "memory") return { kind: "memory" };
   if (value.startsWith("fs:")) {
     const dir = value.slice(3);
-    if (dir === "") throw new UsageError('--store fs:<dir> needs a directory, e.g. "fs:.data".');
+    if (dir === "") throw new UsageError(`${from} fs:<dir> needs a directory, e.g. "fs:.data".`);
     return { kind: "fs", dir };
   }
   if (value.startsWith("postgres:") || value.startsWith("postgresql:")) {
@@ -24,7 +32,7 @@ export function parseStoreSpec(value: string): StoreSpec {
     const connectionString = rest.startsWith("//") ? value : rest;
     if (!/^postgres(ql)?:\/\//.test(connectionString)) {
       throw new UsageError(
-        "--store postgres:<url> needs a connection URL, e.g. postgres:postgres://localhost/flowrt.",
+        `${from} postgres:<url> needs a connection URL, e.g. postgres:postgres://localhost/flowrt.`,
       );
     }
     // `?schema=<name>` picks the store's schema (several apps on one database); pg itself ignores it.
@@ -33,13 +41,15 @@ export function parseStoreSpec(value: string): StoreSpec {
     if (schema === null) return { kind: "postgres", connectionString };
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
       throw new UsageError(
-        `--store postgres:<url>?schema=<name> needs a plain SQL identifier, got "${schema}".`,
+        `${from} postgres:<url>?schema=<name> needs a plain SQL identifier, got "${schema}".`,
       );
     }
     url.searchParams.delete("schema");
     return { kind: "postgres", connectionString: url.toString(), schema };
   }
-  throw new UsageError(`Unknown --store "${value}": use memory, fs:<dir> or postgres:<url>.`);
+  throw new UsageError(
+    `Unknown ${from} "${withoutPassword(value)}": use memory, fs:<dir> or postgres:<url>.`,
+  );
 }
 
 /** What the CLI needs of a store package; the real modules are loaded only when chosen. */

@@ -21,6 +21,12 @@ export interface FlowStores {
    */
   setup?(): Promise<void>;
   /**
+   * Answers once the backing storage answers (Postgres: `SELECT 1` through the pool; the filesystem store: its
+   * folder is there and readable), or rejects. Cheap: the host's readiness probe (`GET /readyz`) calls it, under
+   * a timeout of its own. A store without it is probed with a point read of a session id that cannot exist.
+   */
+  ping?(): Promise<void>;
+  /**
    * The retention the application gave the store itself (its own `retention` option, kept for applications
    * written before the host owned retention). Stores do not purge by themselves: the host applies this when
    * `createFlowHost` is given no `retention` of its own; `false` turns purging off.

@@ -13,6 +13,7 @@ import { requestIdOf } from "./request-id.js";
 import { type Route, RouteTable } from "./router.js";
 import { actionRoutes } from "./routes/actions.js";
 import { flowRoutes } from "./routes/flows.js";
+import { healthRoutes } from "./routes/health.js";
 import { requestRoutes } from "./routes/requests.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -42,6 +43,7 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
  * action `abort` of a flow named `requests`).
  */
 const ROUTES: readonly Route<HttpContext>[] = [
+  ...healthRoutes,
   ...flowRoutes,
   ...sessionRoutes,
   ...actionRoutes,
@@ -120,9 +122,11 @@ export function createDispatcher(host: FlowHost, options: HttpHandlerOptions = {
         const body = readBody(request, context.bodyLimit);
         request.rawBody = body instanceof Uint8Array ? body : await body;
       }
-      // An application that mounted a host without `await host.start()` gets it started by the first request.
-      if (!host.started) await host.ensureStarted();
       const found = table.match(request.method.toUpperCase(), request.path);
+      // An application that mounted a host without `await host.start()` gets it started by the first request (a
+      // health probe answers as the host is).
+      if (!host.started && !(found !== null && "route" in found && found.route.probe))
+        await host.ensureStarted();
       if (!found) throw new FlowError("not-found", `Nothing is served at ${request.method} ${request.path}.`);
       // Every route that writes, webhooks included: a provider sends neither fetch metadata nor `Origin`.
       if ("route" in found && !SAFE_METHODS.has(found.route.method)) refuseCrossSiteNonJson(request);

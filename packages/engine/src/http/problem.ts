@@ -55,6 +55,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   "definition-error": 500,
   "store-error": 503,
   "host-not-started": 503,
+  "host-draining": 503,
   "internal-error": 500,
 };
 

@@ -13,6 +13,11 @@ export interface Route<TContext> {
   path: string;
   /** What the OpenAPI document says of the route (generated from these, see `openapi.ts`). */
   doc: RouteDoc;
+  /**
+   * A health probe (`/healthz`, `/readyz`): answered as the host is, without starting a host that was never started
+   * first (the readiness probe starts one itself, within its timeout), and without any principal.
+   */
+  probe?: true;
   handler: (request: HttpRequest, params: RouteParams, context: TContext) => Promise<HttpResponse>;
 }
 

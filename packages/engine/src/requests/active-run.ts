@@ -73,6 +73,22 @@ export class RunClaim {
   renewedAt = Date.now();
   /** Whether the run stopped because its claim was lost: the request, and its active entry, are another host's. */
   leaseLost = false;
+  /**
+   * Whether a closing host left the run past its grace period ({@link leave}): the request was handed on (a durable
+   * one's claim released for recovery, a non-durable one failed `host-lost`), so the run writes nothing more.
+   */
+  left = false;
+
+  /** Whether the request is no longer this run's to finish: its claim was lost, or a closing host left it. */
+  get handedOver(): boolean {
+    return this.leaseLost || this.left;
+  }
+
+  /** A closing host leaves the run: it stops as after an abort (its later writes are refused) and writes no end. */
+  leave(): void {
+    this.left = true;
+    this.abort.abort();
+  }
 
   /** What the run's log lines and its failure's line name: the flow, the action and the principal. */
   readonly about: {

@@ -214,6 +214,23 @@ export class RequestLifecycle {
   }
 
   /**
+   * Gives up this host's claim on a running request it holds at `epoch`, leaving it `running` with no claim: the next
+   * recovery pass of any host on the store takes it over at once (a new claim, a new epoch), as it would once the
+   * claim lapsed. A few tries (a renewal may have moved the version); whether the claim was released. When it was
+   * not, it lapses after the lease anyway.
+   */
+  async release(id: string, epoch: number): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await this.stores.requests.get(id);
+      if (current?.status !== "running" || current.claim?.hostId !== this.hostId) return false;
+      if ((current.epoch ?? 0) !== epoch) return false;
+      const result = await this.write(id, "running", current.version, { claim: null });
+      if (result.ok) return true;
+    }
+    return false;
+  }
+
+  /**
    * Records a request that failed before it could run (a webhook input that did not validate): it is created
    * `failed`, so this is its only move, and its log holds the one terminal event.
    */

@@ -84,6 +84,10 @@ export class RequestRunner {
   private submitted: (() => void) | undefined;
   /** Nothing more is launched (submissions under way have been launched). */
   private closed = false;
+  /** The grace period of {@link close} is over: what still runs, or is claimed from now on, is handed on. */
+  private leaving = false;
+  /** {@link close} has finished. */
+  private drained = false;
 
   /** Whether other processes share the store (and may abort a run of this one): see {@link RunClaim.emit}. */
   readonly crossProcess: boolean;
@@ -101,8 +105,12 @@ export class RequestRunner {
    * that was accepted always runs (or, durable, is left queued for a host to recover).
    */
   async submit(request: NewRequest): Promise<RequestRecord> {
-    if (this.closing)
+    if (this.drained)
       throw new FlowError("host-not-started", "This host is closed; the request was not accepted.");
+    if (this.closing)
+      throw new FlowError("host-draining", "This host is shutting down; the request was not accepted.", {
+        retryable: true,
+      });
     this.submitting++;
     try {
       const record = await this.persist(request, "queued");
@@ -160,6 +168,8 @@ export class RequestRunner {
     this.lifecycle.claim(record).then(
       (claimed) => {
         if (claimed === null) ended();
+        // Claimed after the grace period ran out: handed on at once, never run here.
+        else if (this.leaving) void this.handOn(claimed).finally(ended);
         else {
           const due = Date.now() + this.leases.renewEveryMs;
           const claim = new RunClaim(this, claimed, due, parsedBlockInput, log ?? this.options.logger);
@@ -262,8 +272,8 @@ export class RequestRunner {
     } finally {
       this.leases.release(claim);
       this.runs.delete(id);
-      // A lost claim's request is another host's now, and so is its active entry.
-      if (!cleared && !claim.leaseLost) await this.options.stores.requests.clearActive(id).catch(() => {});
+      // A lost claim's request is another host's now, and so is its active entry (a left one's is handed on too).
+      if (!cleared && !claim.handedOver) await this.options.stores.requests.clearActive(id).catch(() => {});
       ended();
     }
   }
@@ -319,7 +329,8 @@ export class RequestRunner {
     // The block tree and its hooks are done: a context kept past them can no longer write or emit.
     claim.abort.end();
     // A lost claim: the request is another host's (its status, its active entry, its log). Nothing more is written.
-    if (claim.leaseLost) return true;
+    // The same for a run a closing host left: the request was handed on.
+    if (claim.handedOver) return true;
     // Leave the active registry before the terminal event, so whoever sees the end sees it gone.
     let cleared = true;
     try {
@@ -390,9 +401,33 @@ export class RequestRunner {
     return this.runs.has(requestId);
   }
 
-  /** Stops taking work, lets submissions under way launch, and waits for what runs here to finish. */
-  async close(): Promise<void> {
+  /**
+   * Stops taking work, lets submissions under way launch, and waits for what runs here to finish: for at most
+   * `graceMs` (default: as long as it takes). Past it, every run still here is left ({@link leaveRunning}) and
+   * `close` returns without waiting for their blocks.
+   */
+  async close(options: { graceMs?: number } = {}): Promise<void> {
     this.closing = true;
+    const graceMs = options.graceMs ?? Number.POSITIVE_INFINITY;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = Number.isFinite(graceMs)
+      ? new Promise<"deadline">((resolve) => {
+          timer = setTimeout(() => resolve("deadline"), Math.max(0, graceMs));
+        })
+      : undefined;
+    try {
+      const drained = this.drain();
+      if (deadline === undefined) await drained;
+      else if ((await Promise.race([drained, deadline])) === "deadline") await this.leaveRunning();
+    } finally {
+      clearTimeout(timer);
+      this.leases.stop();
+      this.drained = true;
+    }
+  }
+
+  /** Submissions under way launch, then every launched run settles. */
+  private async drain(): Promise<"drained"> {
     while (this.submitting > 0) {
       await new Promise<void>((resolve) => {
         this.submitted = resolve;
@@ -410,6 +445,54 @@ export class RequestRunner {
       }
       await this.idle.promise;
     }
-    this.leases.stop();
+    return "drained";
+  }
+
+  /**
+   * The grace period is over: every run still here is stopped (its signal fires, its later writes are refused) and
+   * its request handed on ({@link handOn}). A request claimed from now on is handed on as soon as it is claimed.
+   */
+  private async leaveRunning(): Promise<void> {
+    this.leaving = true;
+    this.closed = true;
+    const left = [...this.runs.values()].filter((claim) => !claim.handedOver);
+    for (const claim of left) {
+      claim.leave();
+      this.leases.release(claim);
+    }
+    await Promise.all(
+      left.map((claim) =>
+        this.handOn({ id: claim.id, durable: claim.fence !== undefined, epoch: claim.fence?.epoch ?? 0 }),
+      ),
+    );
+  }
+
+  /**
+   * A request this host claimed and will not finish: a durable one's claim is released, so the next recovery pass of
+   * any host on the store takes it over at once (the store keeps it, `running`, whatever happens to this process); a
+   * non-durable one, which nobody resumes, fails with `host-lost` now rather than when another host notices.
+   */
+  private async handOn(request: Pick<RequestRecord, "id" | "durable" | "epoch">): Promise<void> {
+    const { logger, stores } = this.options;
+    try {
+      if (request.durable) {
+        const released = await this.lifecycle.release(request.id, request.epoch ?? 0);
+        logger.warn(
+          { requestId: request.id, claim: released ? "released" : "left to lapse" },
+          "shutdown: a durable request still running at the end of the grace period is left for recovery",
+        );
+        return;
+      }
+      const current = await this.lifecycle.read(request.id);
+      if (current?.status === "running" && current.claim?.hostId === this.options.hostId) {
+        await this.lifecycle.orphan(current, () => stores.requests.clearActive(request.id));
+      }
+      logger.warn(
+        { requestId: request.id },
+        "shutdown: a request still running at the end of the grace period failed (host-lost)",
+      );
+    } catch (error) {
+      this.runnerFailed(request.id, error);
+    }
   }
 }

@@ -68,7 +68,8 @@ export async function receiveWebhook(
     try {
       await host.ready();
     } catch (error) {
-      if (hasErrorCode(error, "host-not-started")) return refused(error);
+      if (hasErrorCode(error, "host-not-started") || hasErrorCode(error, "host-draining"))
+        return refused(error);
       throw error;
     }
   }
@@ -165,9 +166,14 @@ export async function receiveWebhook(
     deliveryId === undefined ? { provider, eventType } : { provider, eventType, deliveryId };
   const principal = await webhookPrincipal(host, flow, caller, binding, webhook);
   // Checked again after the awaits above: a host that began closing meanwhile makes no session for a delivery
-  // its runner would refuse.
-  if (!host.started)
-    return refused(new FlowError("host-not-started", "The host is closed; webhook deliveries are refused."));
+  // its runner would refuse (503 `host-draining` while it drains, `host-not-started` once closed).
+  if (!host.started) {
+    try {
+      host.assertStarted();
+    } catch (error) {
+      return refused(error as FlowError);
+    }
+  }
 
   const named = await ensureSession(host, flow, binding, event, principal);
   if ("refusal" in named) {

@@ -61,6 +61,8 @@ async function start(provider: Partial<WebhookProviderDefinition>) {
       },
     },
   });
+  // The start's warning that the flow has no resolver is not what these tests look for.
+  warnings.length = 0;
   return t;
 }
 

@@ -11,8 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-/** Every route of the specification's Endpoints section and architecture §3, as OpenAPI path templates. */
+/** Every route of the specification's Endpoints section and architecture §3 (the probes included), as OpenAPI path templates. */
 const ROUTES: Record<string, string[]> = {
+  "/healthz": ["get"],
+  "/readyz": ["get"],
   "/": ["get"],
   "/openapi.json": ["get"],
   "/sessions": ["get"],

@@ -1,5 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from "node:fs/promises";
+import {
+  access,
+  constants,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+} from "node:fs/promises";
 import path from "node:path";
 import { FlowError } from "@flowrt/core";
 
@@ -36,6 +47,24 @@ export class FsContext {
   async ready(): Promise<void> {
     if (this.closed) throw new FlowError("store-error", "The filesystem store is closed.");
     await this.startup;
+  }
+
+  /**
+   * Answers once the store is open, started, and its folder still there, readable and writable (a volume
+   * unmounted or made read-only under a running process fails here): the readiness probe's check.
+   */
+  async ping(): Promise<void> {
+    await this.ready();
+    try {
+      await access(this.tmpDir, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new FlowError(
+        "store-error",
+        `The filesystem store's folder ${this.root} is not usable (${String(code)}): check that it exists and this process may read and write it.`,
+        { cause: error, retryable: true },
+      );
+    }
   }
 
   markClosed(): void {

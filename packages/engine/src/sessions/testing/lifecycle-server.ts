@@ -52,6 +52,8 @@ export async function serveLifecycle(
     recoveryIntervalMs: 0,
     // A host resolver: the listings ask every flow's own resolver (without one, flows with a resolver are unlisted).
     resolvePrincipal: headerResolver,
+    // The debug route is one of the addressed routes these tests walk: on, as a development host has it.
+    inspector: true,
     ...hostOptions,
     stores,
   });

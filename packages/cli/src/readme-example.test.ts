@@ -71,7 +71,7 @@ test("the README's `From code` example serves the module, prints its URL and clo
   expect(script.output()).toEqual({
     stdout: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/flows\n$/),
     stderr: expect.stringMatching(
-      /^\{"level":"warn","message":"flows open to anyone[^\n]*"flows":\["notebook"\][^\n]*\}\n$/,
+      /^\{"level":40,[^\n]*"flows":\["notebook"\][^\n]*"msg":"flows open to anyone[^\n]*\}\n$/,
     ),
   });
 }, 20_000);

@@ -65,15 +65,33 @@ const turns = defineFlow({
   },
 });
 
+interface TestLogger {
+  debug(): void;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  child(): TestLogger;
+}
+type LogFn = (obj: object | string, msg?: string) => void;
+
 const log =
   (level: string) =>
-  (message: string, data?: Record<string, unknown>): void =>
-    print({ log: { level, message, ...data } });
+  (obj: object | string, msg?: string): void =>
+    print({
+      log: typeof obj === "string" ? { level, message: obj } : { level, message: msg, ...(obj as object) },
+    });
+const logger: TestLogger = {
+  debug() {},
+  info: log("info"),
+  warn: log("warn"),
+  error: log("error"),
+  child: () => logger,
+};
 const stores = createFsStores({ dir, retention: false });
 const host = createFlowHost({
   flows: [turns],
   stores,
-  logger: { debug() {}, info: log("info"), warn: log("warn"), error: log("error") },
+  logger,
   hostId: name,
   leaseMs: Number(process.env.FLOWRT_TEST_LEASE_MS ?? 2_000),
   recoveryIntervalMs: 200,

@@ -55,9 +55,6 @@ function hintFor(code: string | undefined, message: string): string {
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "the host name does not resolve: check the host";
   if (code === "ETIMEDOUT" || code === "EHOSTUNREACH" || message.includes("timeout"))
     return "no answer in time: check the host and port, and that no firewall drops the connection";
-  if (code === "28P01" || code === "28000")
-    return "the server refused the login: check the user and password (and pg_hba.conf)";
-  if (code === "3D000") return "the database does not exist: check its name, or create it (createdb)";
   if (code === "57P03") return "the server is starting up or shutting down: try again shortly";
   return "check that the database is up and that the connection string names the right host, port, database and user";
 }
@@ -65,9 +62,9 @@ function hintFor(code: string | undefined, message: string): string {
 /**
  * A driver error as the catalogue names it: an index row over PostgreSQL's btree limit (a key of a few
  * thousand bytes, SQLSTATE 54000) is the caller's `invalid-request`; a lost or refused connection is
- * `store-error` (503, retryable), and so is a refused login or a missing database (not retryable): their message
- * names what was tried (host, port, database, user; never the password) and what to check. Anything else is passed
- * on unchanged.
+ * `store-error` (503, retryable), whose message names what was tried (host, port, database, user; never the password)
+ * and what to check. Anything else is passed on unchanged (a refused login or a missing database keeps the
+ * driver's own error, which names the user or the database).
  */
 function classify(error: unknown, target: ConnectionTarget | undefined): unknown {
   if (typeof error !== "object" || error === null || error instanceof FlowError) return error;
@@ -96,8 +93,6 @@ function classify(error: unknown, target: ConnectionTarget | undefined): unknown
   if (code.startsWith("08") || code === "57P01" || code === "57P03" || CONNECTION_CODES.has(code)) {
     return connectionFailed(error, target, code, true);
   }
-  // Invalid authorization, or no such database: the connection settings are wrong; trying again will not help.
-  if (code.startsWith("28") || code === "3D000") return connectionFailed(error, target, code, false);
   return error;
 }
 

@@ -10,20 +10,35 @@ export interface ConnectionTarget {
 
 /**
  * The host, port, database and user a `pg` pool connects with, never its password: what a connection error names.
- * Resolved by `pg` itself (a client made and never connected), so it is what was really tried.
+ * Resolved as `pg` resolves them (the connection string, else the pool's own settings, else `PGHOST`, `PGPORT`,
+ * `PGDATABASE`, `PGUSER`, else `pg.defaults`), without making a client.
  */
 export function connectionTarget(pool: { options?: pg.PoolConfig }): ConnectionTarget | undefined {
-  try {
-    const client = new pg.Client(pool.options ?? {});
-    return {
-      host: String(client.host ?? "localhost"),
-      port: Number(client.port ?? 5432),
-      database: String(client.database ?? ""),
-      user: String(client.user ?? ""),
-    };
-  } catch {
-    return undefined;
+  const options = pool.options ?? {};
+  let fromUrl: Partial<ConnectionTarget> = {};
+  if (typeof options.connectionString === "string") {
+    try {
+      const url = new URL(options.connectionString);
+      fromUrl = {
+        ...(url.hostname ? { host: decodeURIComponent(url.hostname).replace(/^\[|\]$/g, "") } : {}),
+        ...(url.port ? { port: Number(url.port) } : {}),
+        ...(url.pathname.length > 1 ? { database: decodeURIComponent(url.pathname.slice(1)) } : {}),
+        ...(url.username ? { user: decodeURIComponent(url.username) } : {}),
+      };
+      const socketHost = url.searchParams.get("host");
+      if (socketHost) fromUrl.host = socketHost;
+    } catch {
+      return undefined;
+    }
   }
+  const env = process.env;
+  const user = fromUrl.user ?? options.user ?? env.PGUSER ?? String(pg.defaults.user ?? "");
+  return {
+    host: fromUrl.host ?? options.host ?? env.PGHOST ?? String(pg.defaults.host ?? "localhost"),
+    port: fromUrl.port ?? options.port ?? Number(env.PGPORT || pg.defaults.port || 5432),
+    database: fromUrl.database ?? options.database ?? env.PGDATABASE ?? user,
+    user,
+  };
 }
 
 /** `127.0.0.1:5433, database "flowrt", user "flowrt"`: a unix socket path is named as such. */

@@ -222,8 +222,10 @@ export class FlowHost {
     this.retention?.start();
     // The periodic passes are set up first: a first pass that fails (the store down a moment) rejects start(), and
     // the next passes still resume the durable work.
-    this.recoveryTimer = scheduleRecovery(() => this.runner.recover(), {
-      intervalMs: this.options.recoveryIntervalMs ?? 2_000,
+    // A periodic pass leaves a just-queued durable request to the host that accepted it (see `recover`).
+    const intervalMs = this.options.recoveryIntervalMs ?? 2_000;
+    this.recoveryTimer = scheduleRecovery(() => this.runner.recover(intervalMs > 0), {
+      intervalMs,
       leaseMs: this.options.leaseMs ?? 30_000,
       logger: this.logger,
     });

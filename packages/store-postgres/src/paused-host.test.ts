@@ -87,7 +87,9 @@ describe.skipIf(!DATABASE_URL)(
         a.thaw();
       }
       // A wakes in its sleep, past its lease: the run stops (or its write is refused) and says why.
-      await a.waitForLog(new RegExp(`lease-lost[^\\n]*${escapeRegExp(requestId)}`), 15_000);
+      // One JSON line naming the request and saying lease-lost (pino's field order puts `msg` last).
+      const id = escapeRegExp(requestId);
+      await a.waitForLog(new RegExp(`lease-lost[^\\n]*${id}|${id}[^\\n]*lease-lost`), 15_000);
       await delay(300);
       expect(await sessionState(sessionId)).toEqual({ done: 1, completions: 1 });
       const { events } = await followRequest(b, requestId);

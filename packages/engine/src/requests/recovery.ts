@@ -10,21 +10,31 @@ export interface RecoveryOptions {
   isRunningHere(requestId: string): boolean;
   /** Claims and runs a durable record in the background. */
   launch(record: RequestRecord): void;
+  /**
+   * How long a durable request may stay queued before a pass takes it: the host that accepted it launches it at
+   * once, so a periodic pass leaves it that long (one lease) rather than racing the acceptor for it. The pass at
+   * start takes every queued one (0): nothing of this process is running yet. @default 0
+   */
+  queuedGraceMs?: number;
 }
 
 /**
  * One recovery pass: claims and runs durable requests left queued, or running under a lapsed claim (a host that
  * died). Non-durable requests orphaned the same way are marked failed: nobody promised to finish them. How many
- * durable requests it launched.
+ * durable requests it launched. Either way exactly one run goes on: a launch claims the request first.
  */
 export async function recoverRequests(options: RecoveryOptions): Promise<number> {
   const { stores, lifecycle, leaseMs } = options;
+  const queuedGraceMs = options.queuedGraceMs ?? 0;
   const candidates = await stores.requests.listByStatus(["queued", "running"]);
   let launched = 0;
   const now = Date.now();
   for (const record of candidates) {
     if (options.isRunningHere(record.id)) continue;
-    const lapsed = record.status === "queued" ? true : (record.claim?.until ?? 0) < now;
+    const lapsed =
+      record.status === "queued"
+        ? now - Date.parse(record.createdAt) >= queuedGraceMs
+        : (record.claim?.until ?? 0) < now;
     if (!lapsed) continue;
     if (record.durable) {
       options.launch(record);

@@ -386,12 +386,16 @@ export class RequestRunner {
     return stopRequest(this, this.options.hostId, requestId);
   }
 
-  /** One recovery pass (see {@link recoverRequests}). */
-  recover(): Promise<number> {
+  /**
+   * One recovery pass (see {@link recoverRequests}); `periodic`: a durable request queued less than a lease ago is
+   * left to the host that accepted it.
+   */
+  recover(periodic = false): Promise<number> {
     return recoverRequests({
       stores: this.options.stores,
       lifecycle: this.lifecycle,
       leaseMs: this.leaseMs,
+      queuedGraceMs: periodic ? this.leaseMs : 0,
       isRunningHere: (id) => this.runs.has(id),
       launch: (record) => this.launch(record),
     });

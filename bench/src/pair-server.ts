@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import express, { type Express } from "express";
+import type { Express } from "express";
 import type { FlowrtApp } from "./http-flowrt-app.js";
 import type { RouteTarget } from "./http-routes.js";
 import type { createWebhookFlowrtApp } from "./webhooks-flowrt-app.js";
@@ -49,9 +49,8 @@ async function side(label: PairSide["label"], srcDir: string, count: number) {
   };
   const flowrt = await http.createFlowrtApp(count);
   const webhook = await hooks.createWebhookFlowrtApp(0);
-  const webhookApp = express();
-  webhookApp.use(webhook.router);
-  const servers = [await listen(flowrt.app), await listen(webhookApp)];
+  // Each side on its own tree's Express (the profile split counts Express's frames to the side whose files they are).
+  const servers = [await listen(flowrt.app), await listen(webhook.app)];
   const ready: PairSide = {
     label,
     httpUrl: urlOf(servers[0]!),

@@ -10,7 +10,7 @@ import { createFlowHost, silentLogger } from "@flowrt/engine";
 import { createFlowRouter } from "@flowrt/express";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { alphaWebhookVerifier } from "@flowrt/webhooks";
-import type { RequestHandler } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import { z } from "zod";
 
 export const BENCH_SECRET = "whsec_bench";
@@ -22,7 +22,7 @@ export const benchVerifier = () => alphaWebhookVerifier(BENCH_SECRET);
 
 export async function createWebhookFlowrtApp(
   handlerMs: number,
-): Promise<{ router: RequestHandler; close(): Promise<void> }> {
+): Promise<{ router: RequestHandler; app: Express; close(): Promise<void> }> {
   const recordPayment = handler({
     name: "recordPayment",
     inputSchema: z.object({ id: z.string(), type: z.string() }).passthrough(),
@@ -50,8 +50,13 @@ export async function createWebhookFlowrtApp(
     },
   });
   await host.start();
+  const router = createFlowRouter(host);
+  // An app of this tree's Express, for a caller serving the router alone (a pair server: each side its own Express).
+  const app = express();
+  app.use(router);
   return {
-    router: createFlowRouter(host),
+    router,
+    app,
     async close() {
       await host.close();
       await stores.close();

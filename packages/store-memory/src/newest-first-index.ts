@@ -12,6 +12,9 @@ export function newerThan(a: Positioned, b: Positioned): boolean {
   return a.createdAt === b.createdAt ? a.id > b.id : a.createdAt > b.createdAt;
 }
 
+/** How many rows at the end an insert walks past before it searches instead. */
+const SHORT_WALK = 8;
+
 /** Below this many removed rows an index is never compacted (a small one is cheap to walk past them). */
 const COMPACT_AT_LEAST = 64;
 
@@ -28,27 +31,44 @@ const COMPACT_AT_LEAST = 64;
 export class NewestFirstIndex<Row extends Positioned> {
   /** Oldest first; removed rows stay until the next compaction. */
   #rows: Row[] = [];
-  readonly #removed = new Set<Row>();
+  /** Rows removed but still in the array; made on the first such removal (most indexes never need one). */
+  #removed: Set<Row> | undefined;
 
   get size(): number {
-    return this.#rows.length - this.#removed.size;
+    return this.#rows.length - (this.#removed?.size ?? 0);
   }
 
   add(row: Row): void {
     // Removed and added again before a compaction: it is still in its place.
-    if (this.#removed.delete(row)) return;
+    if (this.#removed?.delete(row)) return;
     const rows = this.#rows;
-    const last = rows[rows.length - 1];
-    if (last === undefined || newerThan(row, last)) rows.push(row);
-    else rows.splice(this.#firstNewerThan(row), 0, row);
+    // Rows are made newest last, but those of one millisecond come in any id order: a row goes back past the few
+    // newer ones at the end by a short walk, and only a row older than those by a binary search.
+    let at = rows.length;
+    while (at > 0 && !newerThan(row, rows[at - 1]!)) {
+      if (rows.length - at === SHORT_WALK) {
+        at = this.#firstNewerThan(row);
+        break;
+      }
+      at--;
+    }
+    if (at === rows.length) rows.push(row);
+    else rows.splice(at, 0, row);
   }
 
   /** Removes `row` when it is in the index. */
   delete(row: Row): void {
-    if (this.#removed.has(row) || !this.#holds(row)) return;
-    this.#removed.add(row);
-    const removed = this.#removed.size;
-    if (removed >= COMPACT_AT_LEAST && removed * 2 >= this.#rows.length) this.#compact();
+    if (this.#removed?.has(row)) return;
+    const rows = this.#rows;
+    // The newest row (a session's only request, the last one made) leaves the array at once.
+    if (rows[rows.length - 1] === row) {
+      rows.pop();
+      return;
+    }
+    if (!this.#holds(row)) return;
+    const removed = (this.#removed ??= new Set());
+    removed.add(row);
+    if (removed.size >= COMPACT_AT_LEAST && removed.size * 2 >= rows.length) this.#compact();
   }
 
   /**
@@ -61,7 +81,7 @@ export class NewestFirstIndex<Row extends Positioned> {
     // Rows strictly older than `after` are a prefix of the oldest-first array: walked from its end.
     for (let i = (after === undefined ? rows.length : this.#firstNotOlderThan(after)) - 1; i >= 0; i--) {
       const row = rows[i]!;
-      if (removed.size === 0 || !removed.has(row)) yield row;
+      if (removed === undefined || removed.size === 0 || !removed.has(row)) yield row;
     }
   }
 
@@ -79,8 +99,9 @@ export class NewestFirstIndex<Row extends Positioned> {
 
   #compact(): void {
     const removed = this.#removed;
+    if (removed === undefined) return;
     this.#rows = this.#rows.filter((row) => !removed.has(row));
-    removed.clear();
+    this.#removed = undefined;
   }
 
   /** Index of the first row newer than `position` (the array's length when none is). */

@@ -21,7 +21,9 @@ export function traceBlock<B extends TracedBlock, X, Y, Z, T>(
   y: Y,
   z: Z,
 ): Promise<T> {
-  const span = engineTracer().startSpan(`block ${block.kind} ${block.name}`);
+  const tracer = engineTracer();
+  if (tracer === undefined) return run(block, x, y, z);
+  const span = tracer.startSpan(`block ${block.kind} ${block.name}`);
   if (!trace.isSpanContextValid(span.spanContext())) return run(block, x, y, z);
   if (span.isRecording()) {
     span.setAttribute("flowrt.block.kind", block.kind);

@@ -9,7 +9,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { engineMetrics, engineTracer } from "./instruments.js";
+import { engineMetrics, engineTracer, NO_TRACER } from "./instruments.js";
 
 /** What the wrapper reads of a request (the engine's `HttpRequest` fits). */
 export interface TracedHttpRequest {
@@ -57,8 +57,10 @@ export function traceHttpRequests<Req extends TracedHttpRequest, Res extends Tra
 ): (request: Req) => Promise<Res> {
   return async (request) => {
     const meters = engineMetrics();
+    const tracer = engineTracer();
+    if (tracer === undefined && !meters.enabled) return handler(request);
     const parent = propagation.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
-    const span = engineTracer().startSpan(methodOf(request.method), SERVER_SPAN, parent);
+    const span = (tracer ?? NO_TRACER).startSpan(methodOf(request.method), SERVER_SPAN, parent);
     const recording = span.isRecording();
     // No SDK: nothing to record, nothing to propagate.
     if (!recording && !meters.enabled && !trace.isSpanContextValid(span.spanContext()))

@@ -4,6 +4,7 @@ import {
   type Histogram,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   type Tracer,
   type TracerProvider,
   trace,
@@ -33,13 +34,24 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
 let tracerOf: { provider: TracerProvider; tracer: Tracer } | undefined;
 let metricsOf: { provider: MeterProvider; metrics: EngineMetrics } | undefined;
 
+/** What a proxy answers while no SDK has registered a provider: the API's no-op provider. */
+const NO_TRACER_PROVIDER: TracerProvider = new ProxyTracerProvider().getDelegate();
+
+/** The API's no-op tracer: what a metrics-only wrapper starts its (non-recording) span with. */
+export const NO_TRACER: Tracer = NO_TRACER_PROVIDER.getTracer(INSTRUMENTATION_SCOPE);
+
 /**
- * The engine's tracer, through the globally registered provider. Asked of the global API on every call (a
- * property read and a version check) but made only when the registered provider changed, so an SDK registered
- * after the host was created, or a test that registers and disables providers in turn, is followed.
+ * The engine's tracer, or `undefined` while no tracer provider is registered: with no SDK the engine makes no
+ * span at all (the API's non-recording spans would cost an object, a context lookup and an id check each). The
+ * global proxy and its delegate are read on every call (two property reads and a version check), so an SDK
+ * registered after the host was created, or a test that registers and disables providers in turn, is followed;
+ * the tracer itself is made only when the registered provider changed. A provider registered through another
+ * copy of the API is not recognised as the no-op one and is traced as before.
  */
-export function engineTracer(): Tracer {
+export function engineTracer(): Tracer | undefined {
   const provider = trace.getTracerProvider();
+  if (provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_TRACER_PROVIDER)
+    return undefined;
   if (tracerOf === undefined || tracerOf.provider !== provider)
     tracerOf = { provider, tracer: provider.getTracer(INSTRUMENTATION_SCOPE) };
   return tracerOf.tracer;

@@ -1,6 +1,6 @@
 import { hasErrorCode } from "@flowrt/core";
 import { type Attributes, context, type Span, trace } from "@opentelemetry/api";
-import { engineMetrics, engineTracer } from "./instruments.js";
+import { engineMetrics, engineTracer, NO_TRACER } from "./instruments.js";
 import { recordSpanError } from "./span-error.js";
 
 /** What the run span reads of a started run (the runner's `StartedRun` fits). */
@@ -34,7 +34,9 @@ export async function traceActionRun<T>(
   execute: () => Promise<T>,
 ): Promise<T> {
   const meters = engineMetrics();
-  const span = engineTracer().startSpan(`action ${run.flow.kind}.${action}`);
+  const tracer = engineTracer();
+  if (tracer === undefined && !meters.enabled) return execute();
+  const span = (tracer ?? NO_TRACER).startSpan(`action ${run.flow.kind}.${action}`);
   if (meters.enabled) meters.runsInFlight.add(1, attributesOf(run.flow));
   try {
     if (span.isRecording()) describeRun(span, run, action);

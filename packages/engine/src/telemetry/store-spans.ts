@@ -36,7 +36,9 @@ function tracedMethods<T extends object>(target: T, area: string, kind: string):
       const name = `store ${area}.${prop}`;
       const operation = `${area}.${prop}`;
       const wrapper = (...args: unknown[]): unknown => {
-        const span = engineTracer().startSpan(name, STORE_SPAN);
+        const tracer = engineTracer();
+        if (tracer === undefined) return method.apply(store, args);
+        const span = tracer.startSpan(name, STORE_SPAN);
         if (!trace.isSpanContextValid(span.spanContext())) return method.apply(store, args);
         if (span.isRecording()) {
           span.setAttribute("flowrt.store.kind", kind);

@@ -1,5 +1,5 @@
 import { type Attributes, context, trace } from "@opentelemetry/api";
-import { engineMetrics, engineTracer } from "./instruments.js";
+import { engineMetrics, engineTracer, NO_TRACER } from "./instruments.js";
 import { errorTypeOf, recordSpanError } from "./span-error.js";
 
 /** The outcomes `flowrt.webhook.deliveries` counts (the pipeline's `WebhookOutcome` kinds). */
@@ -17,7 +17,9 @@ export async function traceWebhookDelivery<T extends { kind: DeliveryOutcome; er
   receive: () => Promise<T>,
 ): Promise<T> {
   const meters = engineMetrics();
-  const span = engineTracer().startSpan(`webhook ${provider}`);
+  const tracer = engineTracer();
+  if (tracer === undefined && !meters.enabled) return receive();
+  const span = (tracer ?? NO_TRACER).startSpan(`webhook ${provider}`);
   let outcome: DeliveryOutcome = "refused";
   let errorType: string | undefined;
   try {
@@ -58,7 +60,9 @@ export async function traceWebhookVerify(
   provider: string,
   verify: () => boolean | Promise<boolean>,
 ): Promise<boolean> {
-  const span = engineTracer().startSpan(`webhook verify ${provider}`);
+  const tracer = engineTracer();
+  if (tracer === undefined) return (await verify()) === true;
+  const span = tracer.startSpan(`webhook verify ${provider}`);
   try {
     const verified = (await verify()) === true;
     if (span.isRecording()) {

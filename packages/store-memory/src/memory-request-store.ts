@@ -6,12 +6,12 @@ import type {
   RetentionPolicy,
 } from "@flowrt/core";
 import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+import { BySessionIndex } from "./by-session-index.js";
 import { createFenceGuard } from "./fence-guard.js";
 import { finishedToPurge } from "./finished-to-purge.js";
 import { checkOptionalString, checkString } from "./json-text.js";
 import { type ListenerErrorHandler, MemoryEventLog } from "./memory-event-log.js";
 import type { SessionRetirement } from "./memory-session-store.js";
-import { NewestFirstIndex } from "./newest-first-index.js";
 import { checkPatch, checkStatus, RequestRow } from "./request-row.js";
 
 export type { ListenerErrorHandler } from "./memory-event-log.js";
@@ -96,7 +96,7 @@ export function createMemoryRequestStore(
     ["failed", new Set()],
     ["aborted", new Set()],
   ]);
-  const bySession = new Map<string, NewestFirstIndex<RequestRow>>();
+  const bySession = new BySessionIndex<RequestRow>();
   const byUser = new Map<string, Set<RequestRow>>();
   const events = new MemoryEventLog(onListenerError);
   const active = new Map<string, ActiveRequestEntry>();
@@ -105,9 +105,7 @@ export function createMemoryRequestStore(
   const drop = (row: RequestRow): number => {
     rows.delete(row.id);
     byStatus.get(row.status)!.delete(row);
-    const inSession = bySession.get(row.sessionId);
-    inSession?.delete(row);
-    if (inSession?.size === 0) bySession.delete(row.sessionId);
+    bySession.delete(row);
     const ofUser = byUser.get(row.userId);
     ofUser?.delete(row);
     if (ofUser?.size === 0) byUser.delete(row.userId);
@@ -126,9 +124,7 @@ export function createMemoryRequestStore(
       if (rows.has(row.id)) return false;
       rows.set(row.id, row);
       byStatus.get(row.status)!.add(row);
-      let inSession = bySession.get(row.sessionId);
-      if (inSession === undefined) bySession.set(row.sessionId, (inSession = new NewestFirstIndex()));
-      inSession.add(row);
+      bySession.add(row);
       let ofUser = byUser.get(row.userId);
       if (ofUser === undefined) byUser.set(row.userId, (ofUser = new Set()));
       ofUser.add(row);
@@ -163,9 +159,8 @@ export function createMemoryRequestStore(
       const limit = checkLimit(options.limit, "limit");
       checkPosition(options.after);
       const out: RequestRecord[] = [];
-      const index = bySession.get(sessionId);
-      if (index === undefined || limit === 0) return out;
-      for (const row of index.from(options.after)) {
+      if (limit === 0) return out;
+      for (const row of bySession.from(sessionId, options.after)) {
         out.push(row.toRecord());
         if (out.length >= limit) break;
       }
@@ -188,9 +183,8 @@ export function createMemoryRequestStore(
     },
 
     removeSession(sessionId) {
-      const index = bySession.get(sessionId);
-      if (index === undefined) return { requests: 0, events: 0 };
-      const doomed = [...index.from()];
+      if (!bySession.has(sessionId)) return { requests: 0, events: 0 };
+      const doomed = [...bySession.from(sessionId)];
       let removedEvents = 0;
       for (const row of doomed) removedEvents += drop(row);
       return { requests: doomed.length, events: removedEvents };

@@ -102,7 +102,7 @@ describe("RowIndex", () => {
         }
       }
     }
-  });
+  }, 30_000);
 
   it("splits and merges chunks without losing order or values (many keys, then most deleted)", () => {
     const next = random(42);

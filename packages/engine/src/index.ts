@@ -36,6 +36,7 @@ export {
 } from "./http/mount.js";
 export { type ProblemDetails, problemFor, STATUS_BY_CODE, statusForError } from "./http/problem.js";
 export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseCookies } from "./http/request-body.js";
+export { REQUEST_ID_HEADER, requestIdOf } from "./http/request-id.js";
 export type { InboundRequest } from "./http/routes/inbound.js";
 export { formatSseEvent, SSE_HEADERS, SSE_PING, type SseStream, sseFrames } from "./http/sse.js";
 export { type HttpRequest, type HttpResponse, json } from "./http/types.js";

@@ -247,8 +247,12 @@ describe("createFlowRouter", () => {
       resources: [],
       n: 1n,
     } as never);
-    const res = await request(served.url).get(`/api/flows/sessions/${body.session.id}/manifest`).expect(500);
+    const res = await request(served.url)
+      .get(`/api/flows/sessions/${body.session.id}/manifest`)
+      .set("x-request-id", "lb-7f3a.1")
+      .expect(500);
     expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(res.headers["x-request-id"]).toBe("lb-7f3a.1");
     expect(res.body).toEqual({
       type: "about:blank",
       title: "Internal Server Error",
@@ -259,7 +263,11 @@ describe("createFlowRouter", () => {
     });
     expect(res.text).not.toMatch(/BigInt|at .*\.ts/);
     expect(logged).toHaveBeenCalledWith(
-      expect.objectContaining({ method: "GET", errorId: res.body.errorId, err: expect.any(TypeError) }),
+      expect.objectContaining({
+        method: "GET",
+        errorId: res.body.errorId,
+        err: expect.any(TypeError),
+      }),
       "flow router failed",
     );
   });

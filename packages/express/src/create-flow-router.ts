@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { METHODS } from "node:http";
-import { createMountedHandler, type FlowHost, type MountedRequest, problemResponse } from "@flowrt/engine";
+import {
+  createMountedHandler,
+  type FlowHost,
+  type MountedRequest,
+  problemResponse,
+  REQUEST_ID_HEADER,
+  requestIdOf,
+} from "@flowrt/engine";
 import { type NextFunction, type Request, type Response, Router } from "express";
 import { bodyStream, keptBody } from "./raw-body.js";
 import { sendResponse } from "./send-response.js";
@@ -88,9 +95,11 @@ export function createFlowRouter(host: FlowHost, options: FlowRouterOptions = {}
       // Only the adapter's own failures land here: the engine answers and logs its own.
       if (res.headersSent) return void res.destroy();
       const errorId = randomUUID();
+      const reqId = requestIdOf(req.headers);
       const path = req.originalUrl.split("?")[0];
-      host.logger.error({ method: req.method, path, errorId, err: error }, "flow router failed");
+      host.logger.error({ reqId, method: req.method, path, errorId, err: error }, "flow router failed");
       const problem = problemResponse(error, { errorId, expose: host.exposeErrors });
+      problem.headers[REQUEST_ID_HEADER] = reqId;
       await sendResponse(res, problem).catch(() => res.destroy());
     }
   };

@@ -1,6 +1,6 @@
 import { hasErrorCode } from "@flowrt/core";
-import { type Attributes, context, type Span, trace } from "@opentelemetry/api";
-import { engineMetrics, engineTracer, NO_TRACER } from "./instruments.js";
+import { type Attributes, context, type Span, type Tracer, trace } from "@opentelemetry/api";
+import { type EngineMetrics, engineMetrics, engineTracer, NO_TRACER } from "./instruments.js";
 import { recordSpanError } from "./span-error.js";
 
 /** What the run span reads of a started run (the runner's `StartedRun` fits). */
@@ -28,15 +28,22 @@ function attributesOf(flow: TracedRun["flow"]): Attributes {
  * counts it in `flowrt.runs.active` while it runs. The span carries the flow kind and id, the action, the request
  * and session ids; a failure sets `error.type` (an abort is no failure: `flowrt.run.aborted`).
  */
-export async function traceActionRun<T>(
+export function traceActionRun<T>(run: TracedRun, action: string, execute: () => Promise<T>): Promise<T> {
+  const meters = engineMetrics();
+  const tracer = engineTracer();
+  // No SDK: the run itself, with no span, no counter and no promise of its own around it.
+  if (tracer === undefined && !meters.enabled) return execute();
+  return tracedRun(tracer ?? NO_TRACER, meters, run, action, execute);
+}
+
+async function tracedRun<T>(
+  tracer: Tracer,
+  meters: EngineMetrics,
   run: TracedRun,
   action: string,
   execute: () => Promise<T>,
 ): Promise<T> {
-  const meters = engineMetrics();
-  const tracer = engineTracer();
-  if (tracer === undefined && !meters.enabled) return execute();
-  const span = (tracer ?? NO_TRACER).startSpan(`action ${run.flow.kind}.${action}`);
+  const span = tracer.startSpan(`action ${run.flow.kind}.${action}`);
   if (meters.enabled) meters.runsInFlight.add(1, attributesOf(run.flow));
   try {
     if (span.isRecording()) describeRun(span, run, action);

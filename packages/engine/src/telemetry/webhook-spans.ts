@@ -1,5 +1,5 @@
-import { type Attributes, context, trace } from "@opentelemetry/api";
-import { engineMetrics, engineTracer, NO_TRACER } from "./instruments.js";
+import { type Attributes, context, type Tracer, trace } from "@opentelemetry/api";
+import { type EngineMetrics, engineMetrics, engineTracer, NO_TRACER } from "./instruments.js";
 import { errorTypeOf, recordSpanError } from "./span-error.js";
 
 /** The outcomes `flowrt.webhook.deliveries` counts (the pipeline's `WebhookOutcome` kinds). */
@@ -11,7 +11,7 @@ export type DeliveryOutcome = "accepted" | "ignored" | "acknowledged" | "refused
  * outcome. A pipeline that throws (a store failure: the provider will retry) counts as `refused` with the
  * failure's `error.type`; a refusal's own code is `error.type` too.
  */
-export async function traceWebhookDelivery<T extends { kind: DeliveryOutcome; error?: unknown }>(
+export function traceWebhookDelivery<T extends { kind: DeliveryOutcome; error?: unknown }>(
   flowKind: string,
   provider: string,
   receive: () => Promise<T>,
@@ -19,7 +19,17 @@ export async function traceWebhookDelivery<T extends { kind: DeliveryOutcome; er
   const meters = engineMetrics();
   const tracer = engineTracer();
   if (tracer === undefined && !meters.enabled) return receive();
-  const span = (tracer ?? NO_TRACER).startSpan(`webhook ${provider}`);
+  return tracedDelivery(tracer ?? NO_TRACER, meters, flowKind, provider, receive);
+}
+
+async function tracedDelivery<T extends { kind: DeliveryOutcome; error?: unknown }>(
+  tracer: Tracer,
+  meters: EngineMetrics,
+  flowKind: string,
+  provider: string,
+  receive: () => Promise<T>,
+): Promise<T> {
+  const span = tracer.startSpan(`webhook ${provider}`);
   let outcome: DeliveryOutcome = "refused";
   let errorType: string | undefined;
   try {

@@ -1,0 +1,100 @@
+import type { RequestEvent } from "@flowrt/core";
+import type { Caller, FlowHost } from "@flowrt/engine";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import { mcpErrorOf, publicProblem, refusesCaller, toolErrorResult } from "./mcp-errors.js";
+import type { ToolCatalog } from "./tool-catalog.js";
+
+export type McpExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a progress notification says of an event: its type, and a text delta's text. */
+export function progressMessage(event: RequestEvent): string {
+  const delta = event.data.delta;
+  return event.type === "text.delta" && typeof delta === "string" ? `text.delta: ${delta}` : event.type;
+}
+
+const ABORTED = { code: "request-aborted", detail: "The request was aborted." };
+
+/**
+ * `tools/call` of an action's tool: `host.invoke` as the HTTP action route calls it (the address, the principal
+ * with `source: "mcp"`, the owner of a named session, the input: all the engine's checks, nothing re-implemented
+ * here), then the request's events to its end. Each event before the end is a progress notification when the
+ * client asked for them (`_meta.progressToken`; `progress` is the event's `seq`); the client's cancellation aborts
+ * the request as `POST /requests/:id/abort` would. A refusal of the caller (401, 403) is a JSON-RPC error; any
+ * other refusal, and a run that fails, an `isError` result the model can read (code and message, never an internal
+ * error's own message).
+ */
+export async function callActionTool(
+  host: FlowHost,
+  catalog: ToolCatalog,
+  params: CallToolRequest["params"],
+  extra: McpExtra,
+  caller: Caller,
+): Promise<CallToolResult> {
+  const entry = catalog.get(params.name);
+  if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+  const args = params.arguments ?? {};
+  const sessionId = args.sessionId;
+  if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === "")) {
+    return toolErrorResult({ code: "invalid-request", detail: '"sessionId" must be a non-empty string.' });
+  }
+  const fields = { tool: entry.name, flowId: entry.flow.id, action: entry.action };
+  let started: Awaited<ReturnType<FlowHost["invoke"]>>;
+  try {
+    started = await host.invoke(entry.flow.id, entry.action, caller, {
+      input: args.input,
+      ...(sessionId !== undefined ? { sessionId } : {}),
+    });
+  } catch (error) {
+    const problem = publicProblem(error, host.logger, fields);
+    if (refusesCaller(problem) || problem.status >= 500) throw mcpErrorOf(problem);
+    return toolErrorResult(problem);
+  }
+  const { request, session } = started;
+  const signal = extra.signal;
+  const cancel = () => {
+    // Already finished (409) or gone: nothing left to stop. The run's own log says how it ended.
+    host.abortRequest(request.id, caller).catch(() => {});
+  };
+  if (signal.aborted) cancel();
+  else signal.addEventListener("abort", cancel, { once: true });
+  const progressToken = extra._meta?.progressToken;
+  try {
+    for await (const event of host.events(request.id, { signal })) {
+      switch (event.type) {
+        case "request.completed": {
+          const structuredContent = {
+            requestId: request.id,
+            sessionId: session.id,
+            output: event.data.output ?? null,
+          };
+          return { structuredContent, content: [{ type: "text", text: JSON.stringify(structuredContent) }] };
+        }
+        case "request.failed":
+          return toolErrorResult((event.data.error as { code: string; message?: string }) ?? ABORTED);
+        case "request.aborted":
+          return toolErrorResult(ABORTED);
+        default:
+          if (progressToken === undefined) break;
+          await extra
+            .sendNotification({
+              method: "notifications/progress",
+              params: { progressToken, progress: event.seq, message: progressMessage(event) },
+            })
+            // A client gone mid-call: the run goes on, as a request whose stream was closed does.
+            .catch(() => {});
+      }
+    }
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
+  // Only a cancelled call gets here (its stream stopped at the abort); the SDK sends no answer to it.
+  return toolErrorResult(ABORTED);
+}

@@ -1,0 +1,51 @@
+import type { FlowHost } from "@flowrt/engine";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { callActionTool } from "./call-tool.js";
+import { listToolsFor } from "./list-tools.js";
+import type { CallerOf } from "./mcp-caller.js";
+import type { McpServerOptions } from "./mcp-options.js";
+import { listSessionResources, readSessionResource, resourceTemplates } from "./session-resources.js";
+import type { ToolCatalog } from "./tool-catalog.js";
+import { MCP_PACKAGE_VERSION } from "./version.js";
+
+/**
+ * One MCP server (one client's connection) over a host. The SDK's low-level `Server`: tools and their schemas
+ * come from the host's flows, and what `tools/list` shows depends on who asks, per request, which `McpServer`'s
+ * fixed registry cannot say. Every handler resolves the caller from the request carrying the message
+ * (`callerOf`), so each call is authenticated on its own, as on the HTTP API.
+ */
+export function createMcpServer(
+  host: FlowHost,
+  catalog: ToolCatalog,
+  callerOf: CallerOf,
+  options: McpServerOptions = {},
+): Server {
+  const server = new Server(
+    { name: options.name ?? "flowrt", version: options.version ?? MCP_PACKAGE_VERSION },
+    {
+      capabilities: { tools: {}, resources: {} },
+      ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+    tools: await listToolsFor(host, catalog, callerOf(extra.requestInfo)),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    callActionTool(host, catalog, request.params, extra, callerOf(extra.requestInfo)),
+  );
+  server.setRequestHandler(ListResourcesRequestSchema, (request, extra) =>
+    listSessionResources(host, callerOf(extra.requestInfo), request.params?.cursor),
+  );
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => resourceTemplates());
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    readSessionResource(host, callerOf(extra.requestInfo), request.params.uri),
+  );
+  return server;
+}

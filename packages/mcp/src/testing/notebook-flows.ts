@@ -27,6 +27,12 @@ export const resolverCalls: Array<{ source: string; flowKind: string }> = [];
 const userOf = (token: string | undefined) =>
   token === TOKENS.ada ? "ada" : token === TOKENS.bob ? "bob" : token === TOKENS.root ? "root" : undefined;
 
+/** A host-level resolver of the same tokens (listings across flows need one, as `GET /sessions` does). */
+export const hostResolver = async (context: PrincipalResolutionContext) => {
+  const userId = userOf(bearer(context));
+  return userId ? { userId } : null;
+};
+
 const notes = defineResourceCollection({
   pattern: "notes/*",
   scope: "session",

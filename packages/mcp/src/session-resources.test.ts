@@ -29,7 +29,8 @@ afterEach(async () => {
   await served.close();
 });
 
-const text = (result: { contents: Array<{ text?: unknown }> }) => String(result.contents[0]?.text);
+const text = (result: { contents: ReadonlyArray<object> }) =>
+  String((result.contents[0] as { text?: unknown } | undefined)?.text);
 
 describe("session resources as MCP resources", () => {
   it("lists the caller's sessions with their snapshot and readable collections, and nobody else's", async () => {

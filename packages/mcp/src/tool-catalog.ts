@@ -38,7 +38,7 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchemaObje
  */
 function argumentsSchema(inputSchema: AnySchema | undefined): z.ZodType {
   return z.object({
-    input: (inputSchema as z.ZodType | undefined) ?? z.unknown(),
+    input: (inputSchema as z.ZodType | undefined) ?? z.unknown().optional(),
     sessionId: z
       .string()
       .optional()

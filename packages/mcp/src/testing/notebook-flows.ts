@@ -124,6 +124,14 @@ export const notebook = defineFlow({
 
 const purge = handler({ name: "purge", execute: async () => ({ purged: 0 }) });
 
+/** Fails the way a bug or an outage does: its message names what clients must not see. */
+const explode = handler({
+  name: "explode",
+  execute: async () => {
+    throw new Error("connection to 10.0.0.7 refused: password authentication failed");
+  },
+});
+
 /** Only `root` may use it: no credential is 401, anyone else's 403. */
 export const admin = defineFlow({
   kind: "admin",
@@ -135,7 +143,7 @@ export const admin = defineFlow({
       return { userId: "root" };
     },
   },
-  actions: { purge },
+  actions: { purge, explode },
 });
 
 /** A host of the two flows over `stores` (webhook provider configured, never called). */

@@ -18,10 +18,10 @@ export async function serveOverHttp(host: FlowHost) {
   return {
     url,
     host,
-    /** An SDK client connected over Streamable HTTP, sending `headers` with every request. */
-    async connect(headers: Record<string, string> = {}): Promise<Client> {
+    /** An SDK client connected over Streamable HTTP (to `at`, else `url`), sending `headers` with every request. */
+    async connect(headers: Record<string, string> = {}, at: string = url): Promise<Client> {
       const client = new Client({ name: "flowrt-test", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(at), { requestInit: { headers } }));
       clients.push(client);
       return client;
     },

@@ -57,10 +57,6 @@ export class McpHttpSessions {
     this.maxSessions = options.maxSessions ?? 10_000;
   }
 
-  get size(): number {
-    return this.open.size;
-  }
-
   /** Answers one HTTP request to the endpoint (POST messages, GET the server's stream, DELETE ends a session). */
   async handle(request: Request): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");
@@ -79,12 +75,6 @@ export class McpHttpSessions {
     const transport = this.newTransport();
     await createMcpServer(this.host, this.catalog, httpMcpCaller, this.options).connect(transport);
     return transport.handleRequest(request);
-  }
-
-  /** Closes every session (their streams end). */
-  async closeAll(): Promise<void> {
-    const sessions = [...this.open.values()];
-    await Promise.all(sessions.map(({ transport }) => transport.close().catch(() => {})));
   }
 
   private newTransport(): WebStandardStreamableHTTPServerTransport {

@@ -23,10 +23,12 @@ afterAll(async () => {
 });
 
 /** A client that starts the server as a child process and talks to it over its stdin and stdout. */
-async function startServer(token?: string): Promise<Client> {
+async function startServer(token?: string, user?: string): Promise<Client> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), FLOWRT_MCP_DIR: dir };
+  delete env.FLOWRT_TOKEN;
+  delete env.FLOWRT_USER;
   if (token) env.FLOWRT_TOKEN = token;
-  else delete env.FLOWRT_TOKEN;
+  if (user) env.FLOWRT_USER = user;
   const client = new Client({ name: "flowrt-test", version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({
@@ -80,5 +82,19 @@ describe("MCP over stdio (a child process)", () => {
       await client.close();
     }
     expect((await stores.sessions.list({})).items).toHaveLength(before);
+  }, 60_000);
+
+  it("a principal asserted by the application stands for the local client, over the flows' resolvers", async () => {
+    const client = await startServer(undefined, "grace");
+    try {
+      const result = await client.callTool({
+        name: "notebook.addNote",
+        arguments: { input: { key: "asserted", title: "Trusted" } },
+      });
+      const { sessionId } = result.structuredContent as { sessionId: string };
+      expect(await createFsStores({ dir }).sessions.get(sessionId)).toMatchObject({ userId: "grace" });
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });

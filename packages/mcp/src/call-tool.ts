@@ -21,6 +21,20 @@ export function progressMessage(event: RequestEvent): string {
 }
 
 const ABORTED = { code: "request-aborted", detail: "The request was aborted." };
+const FAILED = { code: "internal-error", detail: "An unexpected error occurred." };
+
+/** The answer of a run that ended: its output as structured content, else its error as an `isError` result. */
+function outcome(
+  record: { status: string; output?: unknown; error?: { code: string; message: string; errorId?: string } },
+  ids: { requestId: string; sessionId: string },
+): CallToolResult {
+  if (record.status === "completed") {
+    const structuredContent = { ...ids, output: record.output ?? null };
+    return { structuredContent, content: [{ type: "text", text: JSON.stringify(structuredContent) }] };
+  }
+  if (record.status === "failed") return toolErrorResult(record.error ?? FAILED);
+  return toolErrorResult(ABORTED);
+}
 
 /**
  * `tools/call` of an action's tool: `host.invoke` as the HTTP action route calls it (the address, the principal
@@ -66,21 +80,19 @@ export async function callActionTool(
   if (signal.aborted) cancel();
   else signal.addEventListener("abort", cancel, { once: true });
   const progressToken = extra._meta?.progressToken;
+  const ids = { requestId: request.id, sessionId: session.id };
   try {
     for await (const event of host.events(request.id, { signal })) {
       switch (event.type) {
-        case "request.completed": {
-          const structuredContent = {
-            requestId: request.id,
-            sessionId: session.id,
-            output: event.data.output ?? null,
-          };
-          return { structuredContent, content: [{ type: "text", text: JSON.stringify(structuredContent) }] };
-        }
+        case "request.completed":
+          return outcome({ status: "completed", output: event.data.output }, ids);
         case "request.failed":
-          return toolErrorResult((event.data.error as { code: string; message?: string }) ?? ABORTED);
+          return outcome(
+            { status: "failed", error: event.data.error as { code: string; message: string } },
+            ids,
+          );
         case "request.aborted":
-          return toolErrorResult(ABORTED);
+          return outcome({ status: "aborted" }, ids);
         default:
           if (progressToken === undefined) break;
           await extra
@@ -95,6 +107,8 @@ export async function callActionTool(
   } finally {
     signal.removeEventListener("abort", cancel);
   }
-  // Only a cancelled call gets here (its stream stopped at the abort); the SDK sends no answer to it.
-  return toolErrorResult(ABORTED);
+  // A cancelled call (its stream stopped at the abort): the SDK sends no answer to it. Otherwise the stream ended
+  // without its terminal event in sight, and the record says how the run ended.
+  if (signal.aborted) return toolErrorResult(ABORTED);
+  return outcome(await host.getRequest(request.id, caller), ids);
 }

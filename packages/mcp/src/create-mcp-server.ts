@@ -5,11 +5,13 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { callActionTool } from "./call-tool.js";
 import { listToolsFor } from "./list-tools.js";
 import type { CallerOf } from "./mcp-caller.js";
+import { mcpErrorOf, publicProblem } from "./mcp-errors.js";
 import type { McpServerOptions } from "./mcp-options.js";
 import { listSessionResources, readSessionResource, resourceTemplates } from "./session-resources.js";
 import type { ToolCatalog } from "./tool-catalog.js";
@@ -34,18 +36,42 @@ export function createMcpServer(
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
-    tools: await listToolsFor(host, catalog, callerOf(extra.requestInfo)),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callActionTool(host, catalog, request.params, extra, callerOf(extra.requestInfo)),
+  // The SDK answers a handler's throw with the error's own message: anything that is not already an MCP error is
+  // the server's, answered as the HTTP API answers it (the catalogue's text and an errorId, the message logged).
+  const guarded =
+    <A extends unknown[], R>(method: string, run: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        if (error instanceof McpError) throw error;
+        throw mcpErrorOf(publicProblem(error, host.logger, { method }));
+      }
+    };
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    guarded("tools/list", async (_request, extra) => ({
+      tools: await listToolsFor(host, catalog, callerOf(extra.requestInfo)),
+    })),
   );
-  server.setRequestHandler(ListResourcesRequestSchema, (request, extra) =>
-    listSessionResources(host, callerOf(extra.requestInfo), request.params?.cursor),
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    guarded("tools/call", (request, extra) =>
+      callActionTool(host, catalog, request.params, extra, callerOf(extra.requestInfo)),
+    ),
+  );
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    guarded("resources/list", (request, extra) =>
+      listSessionResources(host, callerOf(extra.requestInfo), request.params?.cursor),
+    ),
   );
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => resourceTemplates());
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    readSessionResource(host, callerOf(extra.requestInfo), request.params.uri),
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    guarded("resources/read", (request, extra) =>
+      readSessionResource(host, callerOf(extra.requestInfo), request.params.uri),
+    ),
   );
   return server;
 }

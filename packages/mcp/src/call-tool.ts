@@ -9,6 +9,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { CancellerOf } from "./mcp-caller.js";
 import { mcpErrorOf, publicProblem, refusesCaller, toolErrorResult } from "./mcp-errors.js";
 import type { ToolCatalog } from "./tool-catalog.js";
 
@@ -41,7 +42,7 @@ function outcome(
  * with `source: "mcp"`, the owner of a named session, the input: all the engine's checks, nothing re-implemented
  * here), then the request's events to its end. Each event before the end is a progress notification when the
  * client asked for them (`_meta.progressToken`; `progress` is the event's `seq`); the client's cancellation aborts
- * the request as `POST /requests/:id/abort` would. A refusal of the caller (401, 403) is a JSON-RPC error; any
+ * the request as `POST /requests/:id/abort` would, with the credentials the cancellation came with. A refusal of the caller (401, 403) is a JSON-RPC error; any
  * other refusal, and a run that fails, an `isError` result the model can read (code and message, never an internal
  * error's own message).
  */
@@ -51,6 +52,7 @@ export async function callActionTool(
   params: CallToolRequest["params"],
   extra: McpExtra,
   caller: Caller,
+  cancellerOf: CancellerOf = () => undefined,
 ): Promise<CallToolResult> {
   const entry = catalog.get(params.name);
   if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
@@ -74,8 +76,9 @@ export async function callActionTool(
   const { request, session } = started;
   const signal = extra.signal;
   const cancel = () => {
-    // Already finished (409) or gone: nothing left to stop. The run's own log says how it ended.
-    host.abortRequest(request.id, caller).catch(() => {});
+    // With the canceller's own credentials, through the abort route's owner check: a session id alone stops nothing.
+    // Refused, already finished (409) or gone: nothing more to do here. The run's own log says how it ended.
+    host.abortRequest(request.id, cancellerOf(extra.requestId) ?? caller).catch(() => {});
   };
   if (signal.aborted) cancel();
   else signal.addEventListener("abort", cancel, { once: true });

@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { callActionTool } from "./call-tool.js";
 import { listToolsFor } from "./list-tools.js";
-import type { CallerOf } from "./mcp-caller.js";
+import type { CallerOf, CancellerOf } from "./mcp-caller.js";
 import { mcpErrorOf, publicProblem } from "./mcp-errors.js";
 import type { McpServerOptions } from "./mcp-options.js";
 import { listSessionResources, readSessionResource, resourceTemplates } from "./session-resources.js";
@@ -28,6 +28,7 @@ export function createMcpServer(
   catalog: ToolCatalog,
   callerOf: CallerOf,
   options: McpServerOptions = {},
+  cancellerOf?: CancellerOf,
 ): Server {
   const server = new Server(
     { name: options.name ?? "flowrt", version: options.version ?? MCP_PACKAGE_VERSION },
@@ -57,7 +58,7 @@ export function createMcpServer(
   server.setRequestHandler(
     CallToolRequestSchema,
     guarded("tools/call", (request, extra) =>
-      callActionTool(host, catalog, request.params, extra, callerOf(extra.requestInfo)),
+      callActionTool(host, catalog, request.params, extra, callerOf(extra.requestInfo), cancellerOf),
     ),
   );
   server.setRequestHandler(

@@ -14,6 +14,12 @@ export interface McpRequestInfo {
 export type CallerOf = (requestInfo: McpRequestInfo | undefined) => Caller;
 
 /**
+ * Who sent the cancellation of a call, by the JSON-RPC id it names (`undefined`: no such cancellation was seen,
+ * and the call's own caller stands, as over stdio, where one client is everyone).
+ */
+export type CancellerOf = (requestId: string | number) => Caller | undefined;
+
+/**
  * The caller of a message that came over HTTP: `source: "mcp"`, the request's headers (so an `Authorization:
  * Bearer` header or a cookie reaches the resolver exactly as on the HTTP API), its path and query as `url`. A
  * message without request info (none came with it) is a caller with no request: a resolver finds no credential.

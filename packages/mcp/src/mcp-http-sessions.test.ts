@@ -1,3 +1,4 @@
+import type { FlowStores } from "@flowrt/core";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { afterEach, describe, expect, it } from "vitest";
 import { type McpInboundOptions, mcpInbound } from "./mcp-inbound.js";
@@ -12,8 +13,11 @@ afterEach(async () => {
   served = undefined;
 });
 
+let stores: FlowStores;
+
 const serve = async (options: McpInboundOptions) => {
-  served = await serveOverHttp(notebookHost(createMemoryStores(), { inbound: [mcpInbound(options)] }));
+  stores = createMemoryStores();
+  served = await serveOverHttp(notebookHost(stores, { inbound: [mcpInbound(options)] }));
   return served;
 };
 
@@ -99,5 +103,45 @@ describe("MCP sessions of the HTTP endpoint", () => {
     expect(result.isError).toBeFalsy();
     // Nothing is served at the default path.
     expect((await post(url, initialize)).status).toBe(404);
+  });
+
+  it("a cancellation aborts the run only with credentials of its owner: a session id alone stops nothing", async () => {
+    const { url, host } = await serve({});
+    const opened = await post(url, initialize, asAda);
+    const session = { "mcp-session-id": opened.headers.get("mcp-session-id")! };
+    await opened.body?.cancel();
+    await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, { ...asAda, ...session });
+    const call = {
+      jsonrpc: "2.0",
+      method: "tools/call",
+      params: { name: "notebook.wait", arguments: { input: {} } },
+    };
+    const cancel = (id: number) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id },
+    });
+
+    const first = await post(url, { ...call, id: 7 }, { ...asAda, ...session });
+    await expect.poll(async () => (await stores.requests.listByStatus(["running"])).length).toBe(1);
+    expect((await post(url, cancel(7), session)).status).toBe(202);
+    const second = await post(url, { ...call, id: 8 }, { ...asAda, ...session });
+    await expect.poll(async () => (await stores.requests.listByStatus(["running"])).length).toBe(2);
+    expect((await post(url, cancel(8), { authorization: `Bearer ${TOKENS.bob}`, ...session })).status).toBe(
+      202,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const running = await stores.requests.listByStatus(["running"]);
+    expect(running).toHaveLength(2);
+    expect(await stores.requests.listByStatus(["aborted"])).toEqual([]);
+
+    const third = await post(url, { ...call, id: 9 }, { ...asAda, ...session });
+    await expect.poll(async () => (await stores.requests.listByStatus(["running"])).length).toBe(3);
+    expect((await post(url, cancel(9), { ...asAda, ...session })).status).toBe(202);
+    await expect.poll(async () => (await stores.requests.listByStatus(["aborted"])).length).toBe(1);
+
+    for (const request of running)
+      await host.abortRequest(request.id, { source: "test", principal: { userId: "ada" } });
+    await Promise.all([first, second, third].map((response) => response.body?.cancel()));
   });
 });

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { FlowHost } from "@flowrt/engine";
+import type { Caller, FlowHost } from "@flowrt/engine";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isJSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpServer } from "./create-mcp-server.js";
-import { httpMcpCaller } from "./mcp-caller.js";
+import { type CancellerOf, httpMcpCaller } from "./mcp-caller.js";
 import type { McpServerOptions } from "./mcp-options.js";
 import type { ToolCatalog } from "./tool-catalog.js";
 
@@ -36,6 +37,31 @@ const jsonRpcError = (status: number, message: string, headers: Record<string, s
     status,
     headers: { "content-type": "application/json", ...headers },
   });
+
+/**
+ * Keeps who sent each `notifications/cancelled` (the caller of the HTTP request that carried it) for the call it
+ * names, just before the SDK aborts that call, so the abort runs with the canceller's credentials. An entry lives
+ * until the call's abort reads it, or a minute for a cancellation of no call in flight.
+ */
+function rememberCancellers(
+  transport: WebStandardStreamableHTTPServerTransport,
+  cancellers: Map<string | number, Caller>,
+) {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number") {
+        const caller = httpMcpCaller(extra?.requestInfo);
+        cancellers.set(requestId, caller);
+        setTimeout(() => {
+          if (cancellers.get(requestId) === caller) cancellers.delete(requestId);
+        }, 60_000).unref();
+      }
+    }
+    deliver?.(message, extra);
+  };
+}
 
 /**
  * The MCP sessions of one host's Streamable HTTP endpoint, in this process: each an SDK transport and server,
@@ -73,7 +99,16 @@ export class McpHttpSessions {
     }
     // A new transport answers only an `initialize` (anything else is its 400), and is kept once it has one.
     const transport = this.newTransport();
-    await createMcpServer(this.host, this.catalog, httpMcpCaller, this.options).connect(transport);
+    const cancellers = new Map<string | number, Caller>();
+    const cancellerOf: CancellerOf = (requestId) => {
+      const caller = cancellers.get(requestId);
+      cancellers.delete(requestId);
+      return caller;
+    };
+    await createMcpServer(this.host, this.catalog, httpMcpCaller, this.options, cancellerOf).connect(
+      transport,
+    );
+    rememberCancellers(transport, cancellers);
     return transport.handleRequest(request);
   }
 

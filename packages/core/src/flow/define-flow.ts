@@ -9,10 +9,22 @@ import {
 } from "../blocks/validate.js";
 import { DEFINITION_KIND, definitionKindOf } from "../brand.js";
 import { DefinitionError } from "../errors.js";
-import { assertFlowLevelResource } from "../resources/index.js";
+import { assertFlowLevelResource, type StateField } from "../resources/index.js";
 import { normalizeActions } from "./actions.js";
 import { normalizeAuthentication } from "./authentication.js";
-import type { AnyFlowDefinition, FlowDefinition, FlowOptions, ScopeDefinition } from "./flow-types.js";
+import type {
+  ActionsClientView,
+  ResourcesClientView,
+  ScopeClientParts,
+  ScopesClientData,
+} from "./flow-client-view.js";
+import type {
+  AnyFlowDefinition,
+  FlowActionsOption,
+  FlowDefinition,
+  FlowOptions,
+  ScopeDefinition,
+} from "./flow-types.js";
 import { assertFlowId } from "./path-segment.js";
 import { normalizeReactions } from "./reactions.js";
 import {
@@ -63,9 +75,43 @@ export function defineFlow<
   TUser extends AnySchema | undefined = undefined,
   TOrg extends AnySchema | undefined = undefined,
   TResources extends ResourceMap = {},
+  TKind extends string = string,
+  TActions extends FlowActionsOption<TResources, TSession, TUser, TOrg> = {},
+  const TSessionExpose extends readonly StateField<SchemaState<TSession>>[] = never,
+  TSessionDerived = {},
+  const TUserExpose extends readonly StateField<SchemaState<TUser>>[] = never,
+  TUserDerived = {},
+  const TOrgExpose extends readonly StateField<SchemaState<TOrg>>[] = never,
+  TOrgDerived = {},
 >(
-  options: FlowOptions<TSession, TUser, TOrg, TResources>,
-): FlowDefinition<SchemaState<TSession>, SchemaState<TUser>, SchemaState<TOrg>> {
+  options: FlowOptions<TSession, TUser, TOrg, TResources> & {
+    kind: TKind;
+    actions?: TActions;
+    session?: { client?: ScopeClientParts<SchemaState<TSession>, TSessionExpose, TSessionDerived> };
+    user?: { client?: ScopeClientParts<SchemaState<TUser>, TUserExpose, TUserDerived> };
+    org?: { client?: ScopeClientParts<SchemaState<TOrg>, TOrgExpose, TOrgDerived> };
+  },
+): FlowDefinition<
+  SchemaState<TSession>,
+  SchemaState<TUser>,
+  SchemaState<TOrg>,
+  {
+    readonly id: TKind;
+    readonly actions: ActionsClientView<TActions>;
+    readonly resources: ResourcesClientView<TResources>;
+    readonly clientData: ScopesClientData<
+      SchemaState<TSession>,
+      TSessionExpose,
+      TSessionDerived,
+      SchemaState<TUser>,
+      TUserExpose,
+      TUserDerived,
+      SchemaState<TOrg>,
+      TOrgExpose,
+      TOrgDerived
+    >;
+  }
+> {
   assertOptions("defineFlow()", options);
   const raw = options as unknown as Record<string, unknown>;
   assertFlowId("defineFlow()", `"kind"`, raw.kind);
@@ -113,11 +159,7 @@ export function defineFlow<
     checkWithoutUser(kind, fields);
     checkNoUserScopeResources(kind, declarations);
   }
-  return build(fields, kind, undefined) as FlowDefinition<
-    SchemaState<TSession>,
-    SchemaState<TUser>,
-    SchemaState<TOrg>
-  >;
+  return build(fields, kind, undefined) as never;
 }
 
 /** Rule 11, scope part: `requireUser: false` forbids user-scope state and any scope `client` block. */

@@ -50,6 +50,7 @@ export type {
   JsonObject,
   JsonPrimitive,
   JsonValue,
+  KeysetPage,
   ListQuery,
   OffsetPage,
   PageQuery,

@@ -62,6 +62,10 @@ type FlowFields = Omit<
  * is checked here, so a flow that is returned is one the engine can host (rule 12, an unconfigured
  * webhook provider, is checked by the host at startup).
  *
+ * The definition's type also records what clients see of the flow (its `"~client"` view: id, action inputs and
+ * outputs, client-visible resources, scope client data), which `createFlowClient<typeof flows>()` of
+ * `@flowrt/client` reads; the type parameters after `TResources` exist for that and are always inferred.
+ *
  * @example
  * export const notebook = defineFlow({
  *   kind: "notebook",

@@ -1,4 +1,5 @@
 import { errorFromResponse, FlowClientError } from "./errors.js";
+import type { FlowsLike } from "./flow-views.js";
 import {
   type StreamOptions,
   type SubscribeOptions,
@@ -8,6 +9,7 @@ import {
 import { createResourceClient, type ResourceClient } from "./resources.js";
 import type { FlowStreamEvent, TerminalStreamEvent } from "./stream-events.js";
 import { type CallOptions, type FetchLike, type HeadersOption, route, Transport } from "./transport.js";
+import type { TypedFlowClient } from "./typed-client.js";
 import type {
   ActiveRequest,
   ActiveRequestPage,
@@ -220,7 +222,25 @@ function checkId(name: string, value: unknown): string {
  * const { requestId } = await client.invoke("notebook", "addNote", { input: { key: "a", title: "A" } });
  * for await (const event of client.events(requestId)) console.log(event.type);
  */
-export function createFlowClient(options: FlowClientOptions): FlowClient {
+export function createFlowClient(options: FlowClientOptions): FlowClient;
+/**
+ * The same client typed by the application's flows: pass their type, `createFlowClient<typeof flows>(options)`,
+ * where `flows` is a flow, an array of flows (as given to `createFlowHost`) or an object of flows. Flow ids,
+ * action names, inputs and resource refs are then checked at compile time; see {@link TypedFlowClient}.
+ * @example
+ * import type { flows } from "../server/flows.js"; // type-only: no server code reaches the bundle
+ * const client = createFlowClient<typeof flows>({ baseUrl: "" });
+ * await client.invoke("notebook", "addNote", { input: { title: "Milk" } });
+ */
+export function createFlowClient<TFlows extends FlowsLike>(
+  options: FlowClientOptions,
+): TypedFlowClient<TFlows>;
+export function createFlowClient(options: FlowClientOptions): unknown {
+  // The typed client is this same object: its types narrow the untyped client's, they add no behaviour.
+  return buildFlowClient(options);
+}
+
+function buildFlowClient(options: FlowClientOptions): FlowClient {
   const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
   if (typeof fetchImpl !== "function")
     throw new TypeError("No fetch is available: pass `fetch` in the options.");

@@ -5,6 +5,23 @@ export {
   type FlowClientErrorInit,
   isFlowClientError,
 } from "./errors.js";
+export type {
+  ActionInputOf,
+  ActionNameOf,
+  ActionOutputOf,
+  ContentFlags,
+  FlowIdOf,
+  FlowLike,
+  FlowsLike,
+  FlowView,
+  FlowViewOf,
+  FlowViews,
+  ResourceClientDataOf,
+  ResourceRefOf,
+  ResourceView,
+  ResourceViewOf,
+  ScopesClientDataOf,
+} from "./flow-views.js";
 export type { StreamOptions, SubscribeOptions } from "./request-stream.js";
 export type { ResourceClient, ResourceItemClient } from "./resources.js";
 export { type SseMessage, SseParser } from "./sse-parser.js";
@@ -31,6 +48,15 @@ export {
 } from "./stream-events.js";
 export type { CallOptions, FetchLike, HeaderMap, HeadersOption } from "./transport.js";
 export type {
+  CollectionClient,
+  CreatedSession,
+  ExternalCollectionClient,
+  FlowSnapshot,
+  SingleResourceClient,
+  TypedFlowClient,
+  TypedResourceClient,
+} from "./typed-client.js";
+export type {
   ActiveRequest,
   ActiveRequestPage,
   CollectionItem,
@@ -50,6 +76,7 @@ export type {
   JsonObject,
   JsonPrimitive,
   JsonValue,
+  KeysetPage,
   ListQuery,
   OffsetPage,
   PageQuery,

@@ -83,7 +83,7 @@ export interface SessionRequest {
   createdAt: string;
   startedAt?: string;
   completedAt?: string;
-  error?: { code: string };
+  error?: { code: string; errorId?: string };
 }
 
 /** One page of `GET /sessions/:id/requests`, newest first. */
@@ -110,6 +110,8 @@ export interface FlowRequestError {
   code: string;
   message: string;
   retryable?: boolean;
+  /** Set when the failure was the server's (`internal-error`, `store-error`): the id its log holds the error under. */
+  errorId?: string;
 }
 
 /** A request record as `GET /requests/:id` returns it. `TOutput` is what the action returns. */
@@ -119,6 +121,10 @@ export interface FlowRequest<TOutput = JsonValue> {
   flowId: string;
   action: string;
   status: RequestStatus;
+  /** The user the request ran as. */
+  userId: string;
+  /** The org it ran in, when it had one. */
+  orgId?: string;
   output?: TOutput;
   error?: FlowRequestError;
   createdAt: string;
@@ -207,10 +213,25 @@ export interface CollectionItem<TClientData = JsonValue> {
   clientData?: TClientData;
 }
 
-/** A list page of a collection with offset accounting. */
+/** A list page of a collection with offset accounting (asked without `cursor`). */
 export interface OffsetPage<TClientData = JsonValue> {
   items: CollectionItem<TClientData>[];
-  pagination: { offset: number; limit: number; total: number; hasMore: boolean; nextOffset: number | null };
+  pagination: {
+    offset: number;
+    limit: number;
+    total: number;
+    hasMore: boolean;
+    /** `offset` plus the items the page covers, also on the last page. */
+    nextOffset: number;
+    /** Continues the listing by cursor from where this page ends; `null` on the last page. */
+    nextCursor: string | null;
+  };
+}
+
+/** A list page of a collection asked by `cursor` (a previous page's `nextCursor`). */
+export interface KeysetPage<TClientData = JsonValue> {
+  items: CollectionItem<TClientData>[];
+  pagination: { limit: number; cursor: string; nextCursor: string | null; total: number; hasMore: boolean };
 }
 
 /** A list page of an external collection: the application's cursor instead of offsets. */
@@ -219,7 +240,10 @@ export interface CursorPage<TClientData = JsonValue> {
   pagination: { limit: number; cursor: string | null; nextCursor: string | null };
 }
 
-export type CollectionPage<TClientData = JsonValue> = OffsetPage<TClientData> | CursorPage<TClientData>;
+export type CollectionPage<TClientData = JsonValue> =
+  | OffsetPage<TClientData>
+  | KeysetPage<TClientData>
+  | CursorPage<TClientData>;
 
 export interface ListQuery {
   /** Page size. @default 50 (the server caps it at 200) */
@@ -228,7 +252,10 @@ export interface ListQuery {
   offset?: number;
   /** Matches the full storage key (e.g. `artifacts/projects/p1` for pattern `artifacts/**`). */
   topicPrefix?: string;
-  /** External collections only: the `nextCursor` of the previous page. */
+  /**
+   * The `pagination.nextCursor` of the previous page (with the same `topicPrefix`): the page starts after it
+   * (a {@link KeysetPage}). Not together with `offset`. For an external collection, the application's cursor.
+   */
   cursor?: string;
 }
 

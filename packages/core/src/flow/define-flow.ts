@@ -9,10 +9,22 @@ import {
 } from "../blocks/validate.js";
 import { DEFINITION_KIND, definitionKindOf } from "../brand.js";
 import { DefinitionError } from "../errors.js";
-import { assertFlowLevelResource } from "../resources/index.js";
+import { assertFlowLevelResource, type StateField } from "../resources/index.js";
 import { normalizeActions } from "./actions.js";
 import { normalizeAuthentication } from "./authentication.js";
-import type { AnyFlowDefinition, FlowDefinition, FlowOptions, ScopeDefinition } from "./flow-types.js";
+import type {
+  ActionsClientView,
+  ResourcesClientView,
+  ScopeClientParts,
+  ScopesClientData,
+} from "./flow-client-view.js";
+import type {
+  AnyFlowDefinition,
+  FlowActionsOption,
+  FlowDefinition,
+  FlowOptions,
+  ScopeDefinition,
+} from "./flow-types.js";
 import { assertFlowId } from "./path-segment.js";
 import { normalizeReactions } from "./reactions.js";
 import {
@@ -50,6 +62,10 @@ type FlowFields = Omit<
  * is checked here, so a flow that is returned is one the engine can host (rule 12, an unconfigured
  * webhook provider, is checked by the host at startup).
  *
+ * The definition's type also records what clients see of the flow (its `"~client"` view: id, action inputs and
+ * outputs, client-visible resources, scope client data), which `createFlowClient<typeof flows>()` of
+ * `@flowrt/client` reads; the type parameters after `TResources` exist for that and are always inferred.
+ *
  * @example
  * export const notebook = defineFlow({
  *   kind: "notebook",
@@ -63,9 +79,43 @@ export function defineFlow<
   TUser extends AnySchema | undefined = undefined,
   TOrg extends AnySchema | undefined = undefined,
   TResources extends ResourceMap = {},
+  TKind extends string = string,
+  TActions extends FlowActionsOption<TResources, TSession, TUser, TOrg> = {},
+  const TSessionExpose extends readonly StateField<SchemaState<TSession>>[] = never,
+  TSessionDerived = {},
+  const TUserExpose extends readonly StateField<SchemaState<TUser>>[] = never,
+  TUserDerived = {},
+  const TOrgExpose extends readonly StateField<SchemaState<TOrg>>[] = never,
+  TOrgDerived = {},
 >(
-  options: FlowOptions<TSession, TUser, TOrg, TResources>,
-): FlowDefinition<SchemaState<TSession>, SchemaState<TUser>, SchemaState<TOrg>> {
+  options: FlowOptions<TSession, TUser, TOrg, TResources> & {
+    kind: TKind;
+    actions?: TActions;
+    session?: { client?: ScopeClientParts<SchemaState<TSession>, TSessionExpose, TSessionDerived> };
+    user?: { client?: ScopeClientParts<SchemaState<TUser>, TUserExpose, TUserDerived> };
+    org?: { client?: ScopeClientParts<SchemaState<TOrg>, TOrgExpose, TOrgDerived> };
+  },
+): FlowDefinition<
+  SchemaState<TSession>,
+  SchemaState<TUser>,
+  SchemaState<TOrg>,
+  {
+    readonly id: TKind;
+    readonly actions: ActionsClientView<TActions>;
+    readonly resources: ResourcesClientView<TResources>;
+    readonly clientData: ScopesClientData<
+      SchemaState<TSession>,
+      TSessionExpose,
+      TSessionDerived,
+      SchemaState<TUser>,
+      TUserExpose,
+      TUserDerived,
+      SchemaState<TOrg>,
+      TOrgExpose,
+      TOrgDerived
+    >;
+  }
+> {
   assertOptions("defineFlow()", options);
   const raw = options as unknown as Record<string, unknown>;
   assertFlowId("defineFlow()", `"kind"`, raw.kind);
@@ -113,11 +163,7 @@ export function defineFlow<
     checkWithoutUser(kind, fields);
     checkNoUserScopeResources(kind, declarations);
   }
-  return build(fields, kind, undefined) as FlowDefinition<
-    SchemaState<TSession>,
-    SchemaState<TUser>,
-    SchemaState<TOrg>
-  >;
+  return build(fields, kind, undefined) as never;
 }
 
 /** Rule 11, scope part: `requireUser: false` forbids user-scope state and any scope `client` block. */

@@ -8,6 +8,7 @@ import type { AnySchema, MaybePromise, SchemaState } from "../blocks/schema.js";
 import type { DEFINITION_KIND } from "../brand.js";
 import type { PrincipalResolutionContext } from "../runtime-types.js";
 import type { JsonObject } from "../store/contract.js";
+import type { WithInstanceId } from "./flow-client-view.js";
 
 /**
  * What a flow's resolver may return. Fields are `unknown` so that a resolver can hand back a header value
@@ -164,6 +165,14 @@ export type FlowContext<
   TOrg = undefined,
 > = BlockContextFor<TResources, TSession, TUser, TOrg>;
 
+/** A flow's `actions` option: action name (URL-safe) → block or action config. */
+export type FlowActionsOption<
+  TResources extends ResourceMap = ResourceMap,
+  TSession = undefined,
+  TUser = undefined,
+  TOrg = undefined,
+> = Record<string, AnyBlock | ActionConfig<FlowContext<TResources, TSession, TUser, TOrg>>>;
+
 export interface FlowOptions<
   TSession extends AnySchema | undefined,
   TUser extends AnySchema | undefined,
@@ -174,7 +183,7 @@ export interface FlowOptions<
   kind: string;
   description?: string;
   /** Action name (URL-safe) → block or action config. @default {} */
-  actions?: Record<string, AnyBlock | ActionConfig<FlowContext<TResources, TSession, TUser, TOrg>>>;
+  actions?: FlowActionsOption<TResources, TSession, TUser, TOrg>;
   /** Flow-level resources: loaded at the start of every request; they take priority over block-level ones. @default {} */
   resources?: TResources;
   session?: ScopeConfig<TSession>;
@@ -198,11 +207,15 @@ export interface FlowOptions<
   reactions?: ReactionConfig[];
 }
 
-/** A flow definition (or a named instance of one). */
+/**
+ * A flow definition (or a named instance of one). `TClient` is what clients see of it (a
+ * {@link FlowClientView} worked out by `defineFlow`), `unknown` when not known.
+ */
 export interface FlowDefinition<
   TSession extends JsonObject = JsonObject,
   TUser extends JsonObject = JsonObject,
   TOrg extends JsonObject = JsonObject,
+  TClient = unknown,
 > {
   readonly [DEFINITION_KIND]: "flow";
   readonly kind: string;
@@ -225,12 +238,19 @@ export interface FlowDefinition<
    * A named copy of this flow: same definition, its own id (and its own sessions and isolated state).
    * Ids are URL-safe and may not be a reserved path word.
    */
-  instance(options: { id: string }): FlowDefinition<TSession, TUser, TOrg>;
+  instance<TId extends string>(options: {
+    id: TId;
+  }): FlowDefinition<TSession, TUser, TOrg, WithInstanceId<TClient, TId>>;
   /** Type-level only. */
   readonly "~types"?: { readonly session: TSession; readonly user: TUser; readonly org: TOrg };
+  /**
+   * Type-level only, never present at runtime: what clients see of the flow (its id, actions, client-visible
+   * resources and scope client data). `@flowrt/client`'s `createFlowClient<typeof flows>()` reads it.
+   */
+  readonly "~client"?: TClient;
 }
 
-export type AnyFlowDefinition = FlowDefinition<any, any, any>;
+export type AnyFlowDefinition = FlowDefinition<any, any, any, any>;
 
 /** What a resource change can be, as `resource_change` and reactions name it. */
 export type ResourceChange = "created" | "updated" | "deleted" | "content";

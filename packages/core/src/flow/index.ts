@@ -53,10 +53,21 @@ export {
 export { type NormalizedPrincipal, normalizeResolvedPrincipal } from "./authentication.js";
 export { defineFlow, isFlowDefinition } from "./define-flow.js";
 export type {
+  ActionClientView,
+  ActionsClientView,
+  FlowClientView,
+  ResourcesClientView,
+  ScopeClientData,
+  ScopeClientParts,
+  ScopesClientData,
+  WithInstanceId,
+} from "./flow-client-view.js";
+export type {
   ActionConfig,
   ActionDefinition,
   AnyFlowDefinition,
   ExecutionPolicy,
+  FlowActionsOption,
   FlowAuthentication,
   FlowAuthenticationConfig,
   FlowContext,

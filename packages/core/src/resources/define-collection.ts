@@ -1,6 +1,12 @@
 import type { z } from "zod";
 import { DEFINITION_KIND } from "../brand.js";
-import { validateClientConfig } from "./client-config.js";
+import {
+  type ClientContentWritePermissions,
+  type CollectionClientConfig,
+  type StateField,
+  validateClientConfig,
+} from "./client-config.js";
+import type { ClientBlockShape, ClientViewOf, CollectionClientBlockParts } from "./client-view.js";
 import { declaredFields, OptionReader } from "./option-reader.js";
 import { compilePattern } from "./pattern.js";
 import type {
@@ -62,7 +68,22 @@ const MISPLACED: Record<string, string> = {
 export function defineResourceCollection<
   TSchema extends StateSchema = DefaultStateSchema,
   const TPattern extends string = string,
->(options: CollectionOptions<TSchema, TPattern>): CollectionDefinition<z.output<TSchema>> {
+  const TExpose extends readonly StateField<z.output<TSchema>>[] = never,
+  const TExclude extends readonly StateField<z.output<TSchema>>[] = never,
+  TData = never,
+  const TRead extends boolean = false,
+  const TContent extends ClientContentWritePermissions = {},
+>(
+  options: CollectionOptions<
+    TSchema,
+    TPattern,
+    CollectionClientConfig<z.output<TSchema>> &
+      CollectionClientBlockParts<z.output<TSchema>, TExpose, TExclude, TData, TRead, TContent>
+  >,
+): CollectionDefinition<
+  z.output<TSchema>,
+  ClientViewOf<"collection", z.output<TSchema>, ClientBlockShape<TExpose, TExclude, TData, TRead, TContent>>
+> {
   const reader = new OptionReader("defineResourceCollection", options, OPTIONS, MISPLACED, "pattern");
   const compiledPattern = compilePattern(reader.raw("pattern") as string, { name: reader.name });
   const scope = reader.scope();
@@ -129,5 +150,8 @@ export function defineResourceCollection<
     contentTemplateRef,
     client,
   } as const;
-  return Object.freeze(definition) as unknown as CollectionDefinition<z.output<TSchema>>;
+  return Object.freeze(definition) as unknown as CollectionDefinition<
+    z.output<TSchema>,
+    ClientViewOf<"collection", z.output<TSchema>, ClientBlockShape<TExpose, TExclude, TData, TRead, TContent>>
+  >;
 }

@@ -1,6 +1,12 @@
 import type { z } from "zod";
 import { DEFINITION_KIND } from "../brand.js";
-import { validateClientConfig } from "./client-config.js";
+import {
+  type ClientContentReadPermissions,
+  type ExternalClientConfig,
+  type StateField,
+  validateClientConfig,
+} from "./client-config.js";
+import type { ClientBlockShape, ClientViewOf, CollectionClientBlockParts } from "./client-view.js";
 import { declaredFields, OptionReader } from "./option-reader.js";
 import { compilePattern } from "./pattern.js";
 import type {
@@ -61,9 +67,23 @@ const MISPLACED: Record<string, string> = Object.fromEntries(
  *   client: { state: { read: true } },
  * });
  */
-export function defineExternalCollection<TSchema extends StateSchema = DefaultStateSchema>(
-  options: ExternalCollectionOptions<TSchema>,
-): ExternalCollectionDefinition<z.output<TSchema>> {
+export function defineExternalCollection<
+  TSchema extends StateSchema = DefaultStateSchema,
+  const TExpose extends readonly StateField<z.output<TSchema>>[] = never,
+  const TExclude extends readonly StateField<z.output<TSchema>>[] = never,
+  TData = never,
+  const TRead extends boolean = false,
+  const TContent extends ClientContentReadPermissions = {},
+>(
+  options: ExternalCollectionOptions<
+    TSchema,
+    ExternalClientConfig<z.output<TSchema>> &
+      CollectionClientBlockParts<z.output<TSchema>, TExpose, TExclude, TData, TRead, TContent>
+  >,
+): ExternalCollectionDefinition<
+  z.output<TSchema>,
+  ClientViewOf<"external", z.output<TSchema>, ClientBlockShape<TExpose, TExclude, TData, TRead, TContent>>
+> {
   const reader = new OptionReader("defineExternalCollection", options, OPTIONS, MISPLACED, "pattern");
   const compiledPattern = compilePattern(reader.raw("pattern") as string, { name: reader.name });
   // Definition-time error 9: records are addressed by one string key.
@@ -105,5 +125,8 @@ export function defineExternalCollection<TSchema extends StateSchema = DefaultSt
     search: reader.func("search", "async ({ query, ctx }) => ({ hits, nextCursor })"),
     client,
   } as const;
-  return Object.freeze(definition) as unknown as ExternalCollectionDefinition<z.output<TSchema>>;
+  return Object.freeze(definition) as unknown as ExternalCollectionDefinition<
+    z.output<TSchema>,
+    ClientViewOf<"external", z.output<TSchema>, ClientBlockShape<TExpose, TExclude, TData, TRead, TContent>>
+  >;
 }

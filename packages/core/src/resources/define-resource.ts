@@ -1,6 +1,12 @@
 import type { z } from "zod";
 import { DEFINITION_KIND } from "../brand.js";
-import { validateClientConfig } from "./client-config.js";
+import {
+  type ClientContentReadPermissions,
+  type SingleClientConfig,
+  type StateField,
+  validateClientConfig,
+} from "./client-config.js";
+import type { ClientBlockParts, ClientBlockShape, ClientViewOf } from "./client-view.js";
 import { resolveContentFile } from "./content-file.js";
 import { describeValue } from "./definition-issue.js";
 import { deepFreeze, isJsonValue } from "./json-value.js";
@@ -53,9 +59,22 @@ const MISPLACED: Record<string, string> = {
  *   client: { content: { read: true }, expose: ["approved"] },
  * });
  */
-export function defineResource<TSchema extends StateSchema = DefaultStateSchema>(
-  options: ResourceOptions<TSchema>,
-): SingleResourceDefinition<z.output<TSchema>> {
+export function defineResource<
+  TSchema extends StateSchema = DefaultStateSchema,
+  const TExpose extends readonly StateField<z.output<TSchema>>[] = never,
+  const TExclude extends readonly StateField<z.output<TSchema>>[] = never,
+  TData = never,
+  const TContent extends ClientContentReadPermissions = {},
+>(
+  options: ResourceOptions<
+    TSchema,
+    SingleClientConfig<z.output<TSchema>> &
+      ClientBlockParts<z.output<TSchema>, TExpose, TExclude, TData, TContent>
+  >,
+): SingleResourceDefinition<
+  z.output<TSchema>,
+  ClientViewOf<"single", z.output<TSchema>, ClientBlockShape<TExpose, TExclude, TData, false, TContent>>
+> {
   const reader = new OptionReader("defineResource", options, OPTIONS, MISPLACED);
   const scope = reader.scope();
   const stateSchema = reader.stateSchema();
@@ -91,7 +110,10 @@ export function defineResource<TSchema extends StateSchema = DefaultStateSchema>
     prefetchMode,
     client,
   } as const;
-  return Object.freeze(definition) as unknown as SingleResourceDefinition<z.output<TSchema>>;
+  return Object.freeze(definition) as unknown as SingleResourceDefinition<
+    z.output<TSchema>,
+    ClientViewOf<"single", z.output<TSchema>, ClientBlockShape<TExpose, TExclude, TData, false, TContent>>
+  >;
 }
 
 /** `default` must satisfy the schema now; the stored value is the parsed one (defaults applied), deeply frozen. */

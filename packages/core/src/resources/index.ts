@@ -17,6 +17,15 @@ export {
   projectClientData,
   projectionOf,
 } from "./client-projection.js";
+export type {
+  ClientBlockParts,
+  ClientBlockShape,
+  ClientViewOf,
+  CollectionClientBlockParts,
+  ProjectedClientData,
+  ResourceClientKind,
+  ResourceClientView,
+} from "./client-view.js";
 export { defineResourceCollection } from "./define-collection.js";
 export { defineExternalCollection } from "./define-external-collection.js";
 export { defineResource } from "./define-resource.js";

@@ -14,6 +14,7 @@ import type {
 } from "../runtime-types.js";
 import type { JsonObject, ScopeKind } from "../store/contract.js";
 import type { CollectionClientConfig, ExternalClientConfig, SingleClientConfig } from "./client-config.js";
+import type { ResourceClientView } from "./client-view.js";
 import type { CompiledPattern } from "./pattern.js";
 
 /** Any zod object schema: the only kind of `stateSchema` a resource accepts. */
@@ -95,8 +96,12 @@ interface CommonOptions<TSchema extends StateSchema> {
 }
 
 /** Options of {@link defineResource}. */
-export interface ResourceOptions<TSchema extends StateSchema = DefaultStateSchema>
-  extends CommonOptions<TSchema> {
+export interface ResourceOptions<
+  TSchema extends StateSchema = DefaultStateSchema,
+  TClient extends SingleClientConfig<z.output<TSchema>> | undefined =
+    | SingleClientConfig<z.output<TSchema>>
+    | undefined,
+> extends CommonOptions<TSchema> {
   /** Initial content body. Mutually exclusive with `contentFile`. */
   content?: string;
   /**
@@ -123,13 +128,16 @@ export interface ResourceOptions<TSchema extends StateSchema = DefaultStateSchem
   /** `lazy` loads the resource when the block declaring it dispatches. @default "eager" */
   prefetchMode?: PrefetchMode;
   /** Client access. Without it the resource is invisible to clients. */
-  client?: SingleClientConfig<z.output<TSchema>>;
+  client?: TClient;
 }
 
 /** Options of {@link defineResourceCollection}. */
 export interface CollectionOptions<
   TSchema extends StateSchema = DefaultStateSchema,
   TPattern extends string = string,
+  TClient extends CollectionClientConfig<z.output<TSchema>> | undefined =
+    | CollectionClientConfig<z.output<TSchema>>
+    | undefined,
 > extends CommonOptions<TSchema> {
   /** `files/*` (one segment), `files/**` (one or more, last only) or `[topic]/notes` (named segments). */
   pattern: TPattern;
@@ -164,12 +172,16 @@ export interface CollectionOptions<
   ref?: string;
   render?: (content: string, state: z.output<TSchema>) => string;
   contentTemplateRef?: AnySingleResourceDefinition | string;
-  client?: CollectionClientConfig<z.output<TSchema>>;
+  client?: TClient;
 }
 
 /** Options of {@link defineExternalCollection}. */
-export interface ExternalCollectionOptions<TSchema extends StateSchema = DefaultStateSchema>
-  extends CommonOptions<TSchema> {
+export interface ExternalCollectionOptions<
+  TSchema extends StateSchema = DefaultStateSchema,
+  TClient extends ExternalClientConfig<z.output<TSchema>> | undefined =
+    | ExternalClientConfig<z.output<TSchema>>
+    | undefined,
+> extends CommonOptions<TSchema> {
   /** Wildcard only: `x/*` or `x/**`. */
   pattern: string;
   /** Returns the record's state, or `null` when there is none. The result is validated through `stateSchema`. */
@@ -178,13 +190,13 @@ export interface ExternalCollectionOptions<TSchema extends StateSchema = Default
     query: ExternalQuery;
     ctx: ExternalContext;
   }) => MaybePromise<ExternalSearchResult<z.input<TSchema>>>;
-  client?: ExternalClientConfig<z.output<TSchema>>;
+  client?: TClient;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Definitions
 
-interface DefinitionCommon<TState> {
+interface DefinitionCommon<TState, TClientView> {
   readonly [DEFINITION_KIND]: "resource";
   readonly name: string | undefined;
   readonly scope: ScopeKind;
@@ -192,9 +204,15 @@ interface DefinitionCommon<TState> {
   readonly stateSchema: z.ZodType<TState>;
   readonly llmReadable: boolean;
   readonly contentTemplate: string | undefined;
+  /**
+   * Type-level only, never present at runtime: what clients see of the resource ({@link ResourceClientView}),
+   * `unknown` when it has no `client` block. `@flowrt/client` reads it to type the resource endpoints.
+   */
+  readonly "~client"?: TClientView;
 }
 
-export interface SingleResourceDefinition<TState = JsonObject> extends DefinitionCommon<TState> {
+export interface SingleResourceDefinition<TState = JsonObject, TClientView = unknown>
+  extends DefinitionCommon<TState, TClientView> {
   readonly type: "single";
   readonly content: string | undefined;
   /** Absolute path of `contentFile`, resolved when the definition was made. */
@@ -212,7 +230,8 @@ export interface SingleResourceDefinition<TState = JsonObject> extends Definitio
   readonly client: SingleClientConfig<TState> | undefined;
 }
 
-export interface CollectionDefinition<TState = JsonObject> extends DefinitionCommon<TState> {
+export interface CollectionDefinition<TState = JsonObject, TClientView = unknown>
+  extends DefinitionCommon<TState, TClientView> {
   readonly type: "collection";
   readonly pattern: string;
   readonly compiledPattern: CompiledPattern;
@@ -233,7 +252,8 @@ export interface CollectionDefinition<TState = JsonObject> extends DefinitionCom
   readonly client: CollectionClientConfig<TState> | undefined;
 }
 
-export interface ExternalCollectionDefinition<TState = JsonObject> extends DefinitionCommon<TState> {
+export interface ExternalCollectionDefinition<TState = JsonObject, TClientView = unknown>
+  extends DefinitionCommon<TState, TClientView> {
   readonly type: "external";
   readonly pattern: string;
   readonly compiledPattern: CompiledPattern;
@@ -243,10 +263,10 @@ export interface ExternalCollectionDefinition<TState = JsonObject> extends Defin
   readonly client: ExternalClientConfig<TState> | undefined;
 }
 
-export type ResourceDefinition<TState = JsonObject> =
-  | SingleResourceDefinition<TState>
-  | CollectionDefinition<TState>
-  | ExternalCollectionDefinition<TState>;
+export type ResourceDefinition<TState = JsonObject, TClientView = unknown> =
+  | SingleResourceDefinition<TState, TClientView>
+  | CollectionDefinition<TState, TClientView>
+  | ExternalCollectionDefinition<TState, TClientView>;
 
 export type AnySingleResourceDefinition = SingleResourceDefinition<any>;
 export type AnyResourceDefinition = ResourceDefinition<any>;

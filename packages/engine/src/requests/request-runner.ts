@@ -17,12 +17,14 @@ import { traceActionRun } from "../telemetry/run-span.js";
 import { type ClaimedRun, RunClaim, type RunTarget, StartedRun } from "./active-run.js";
 import { isoNow } from "./clock.js";
 import { appendRequestEvent } from "./event-log.js";
+import { handOn } from "./hand-on.js";
 import { LeaseKeeper } from "./lease.js";
 import { RequestLifecycle, type TerminalPatch } from "./lifecycle.js";
 import { inputRefusal, type NewRequest, requestRecord, toRequestError } from "./new-request.js";
 import { recoverRequests } from "./recovery.js";
 import { writeAfterAbort } from "./run-abort.js";
 import { targetOf } from "./run-target.js";
+import { RunnerGate } from "./runner-gate.js";
 import { stopRequest } from "./stop-request.js";
 
 /** A run made ready by {@link RequestExecutor}: `execute` runs its block tree and settles with the output. */
@@ -68,26 +70,14 @@ type Outcome = { ok: true; output: unknown } | { ok: false; error: unknown };
 export class RequestRunner {
   /** Runs claimed here, by request id. */
   private readonly runs = new Map<string, RunClaim>();
-  /** Runs launched here and not yet settled (claimed or not), and who waits for them to drain. */
-  private launched = 0;
-  private idle: { promise: Promise<void>; resolve: () => void } | undefined;
   /** How many runs of each request are launched here and not yet settled, and who waits for them ({@link whenSettled}). */
   private readonly launches = new Map<string, { count: number; waiters: (() => void)[] }>();
   /** How long a claim holds without renewal. */
   readonly leaseMs: number;
   readonly lifecycle: RequestLifecycle;
   private readonly leases: LeaseKeeper;
-  /** No new submissions from here on ({@link close} has begun). */
-  private closing = false;
-  /** Submissions persisting now, and who waits for the last of them ({@link close}). */
-  private submitting = 0;
-  private submitted: (() => void) | undefined;
-  /** Nothing more is launched (submissions under way have been launched). */
-  private closed = false;
-  /** The grace period of {@link close} is over: what still runs, or is claimed from now on, is handed on. */
-  private leaving = false;
-  /** {@link close} has finished. */
-  private drained = false;
+  /** What is still admitted and launched, and the close that drains it. */
+  private readonly gate = new RunnerGate();
 
   /** Whether other processes share the store (and may abort a run of this one): see {@link RunClaim.emit}. */
   readonly crossProcess: boolean;
@@ -105,19 +95,13 @@ export class RequestRunner {
    * that was accepted always runs (or, durable, is left queued for a host to recover).
    */
   async submit(request: NewRequest): Promise<RequestRecord> {
-    if (this.drained)
-      throw new FlowError("host-not-started", "This host is closed; the request was not accepted.");
-    if (this.closing)
-      throw new FlowError("host-draining", "This host is shutting down; the request was not accepted.", {
-        retryable: true,
-      });
-    this.submitting++;
+    const done = this.gate.admit();
     try {
       const record = await this.persist(request, "queued");
       this.launch(record, request.session, request.parsedBlockInput, request.log);
       return record;
     } finally {
-      if (--this.submitting === 0) this.submitted?.();
+      done();
     }
   }
 
@@ -150,8 +134,7 @@ export class RequestRunner {
     parsedBlockInput?: { value: unknown },
     log?: HostLogger,
   ): void {
-    if (this.closed) return;
-    this.launched++;
+    if (!this.gate.launch()) return;
     const { id } = record;
     // Counted per request: a recovery pass may launch a request a submission launched too (one of them claims it).
     const launch = this.launches.get(id) ?? { count: 0, waiters: [] };
@@ -162,14 +145,14 @@ export class RequestRunner {
         this.launches.delete(id);
         for (const waiter of launch.waiters) waiter();
       }
-      this.settled();
+      this.gate.settled();
     };
     // The claim in a step of its own: the record as submitted is not held while the run goes on.
     this.lifecycle.claim(record).then(
       (claimed) => {
         if (claimed === null) ended();
         // Claimed after the grace period ran out: handed on at once, never run here.
-        else if (this.leaving) void this.handOn(claimed).finally(ended);
+        else if (this.gate.leaving) void this.handOn(claimed).finally(ended);
         else {
           const due = Date.now() + this.leases.renewEveryMs;
           const claim = new RunClaim(this, claimed, due, parsedBlockInput, log ?? this.options.logger);
@@ -230,15 +213,6 @@ export class RequestRunner {
     if (stored.errorId !== undefined)
       log.error({ ...fields, errorId: stored.errorId, err: error }, "request failed");
     else log.info({ ...fields, code: stored.code, message: stored.message }, "request failed");
-  }
-
-  /** One launched run has settled: {@link close} may be waiting for the last. */
-  private settled(): void {
-    if (--this.launched === 0 && this.idle !== undefined) {
-      const idle = this.idle;
-      this.idle = undefined;
-      idle.resolve();
-    }
   }
 
   /**
@@ -411,45 +385,11 @@ export class RequestRunner {
    * `close` returns without waiting for their blocks.
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {
-    this.closing = true;
-    const graceMs = options.graceMs ?? Number.POSITIVE_INFINITY;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = Number.isFinite(graceMs)
-      ? new Promise<"deadline">((resolve) => {
-          timer = setTimeout(() => resolve("deadline"), Math.max(0, graceMs));
-        })
-      : undefined;
     try {
-      const drained = this.drain();
-      if (deadline === undefined) await drained;
-      else if ((await Promise.race([drained, deadline])) === "deadline") await this.leaveRunning();
+      await this.gate.close(options.graceMs, () => this.leaveRunning());
     } finally {
-      clearTimeout(timer);
       this.leases.stop();
-      this.drained = true;
     }
-  }
-
-  /** Submissions under way launch, then every launched run settles. */
-  private async drain(): Promise<"drained"> {
-    while (this.submitting > 0) {
-      await new Promise<void>((resolve) => {
-        this.submitted = resolve;
-      });
-    }
-    this.submitted = undefined;
-    this.closed = true;
-    while (this.launched > 0) {
-      if (this.idle === undefined) {
-        let resolve!: () => void;
-        const promise = new Promise<void>((done) => {
-          resolve = done;
-        });
-        this.idle = { promise, resolve };
-      }
-      await this.idle.promise;
-    }
-    return "drained";
   }
 
   /**
@@ -457,8 +397,6 @@ export class RequestRunner {
    * its request handed on ({@link handOn}). A request claimed from now on is handed on as soon as it is claimed.
    */
   private async leaveRunning(): Promise<void> {
-    this.leaving = true;
-    this.closed = true;
     const left = [...this.runs.values()].filter((claim) => !claim.handedOver);
     for (const claim of left) {
       claim.leave();
@@ -471,32 +409,17 @@ export class RequestRunner {
     );
   }
 
-  /**
-   * A request this host claimed and will not finish: a durable one's claim is released, so the next recovery pass of
-   * any host on the store takes it over at once (the store keeps it, `running`, whatever happens to this process); a
-   * non-durable one, which nobody resumes, fails with `host-lost` now rather than when another host notices.
-   */
-  private async handOn(request: Pick<RequestRecord, "id" | "durable" | "epoch">): Promise<void> {
-    const { logger, stores } = this.options;
-    try {
-      if (request.durable) {
-        const released = await this.lifecycle.release(request.id, request.epoch ?? 0);
-        logger.warn(
-          { requestId: request.id, claim: released ? "released" : "left to lapse" },
-          "shutdown: a durable request still running at the end of the grace period is left for recovery",
-        );
-        return;
-      }
-      const current = await this.lifecycle.read(request.id);
-      if (current?.status === "running" && current.claim?.hostId === this.options.hostId) {
-        await this.lifecycle.orphan(current, () => stores.requests.clearActive(request.id));
-      }
-      logger.warn(
-        { requestId: request.id },
-        "shutdown: a request still running at the end of the grace period failed (host-lost)",
-      );
-    } catch (error) {
-      this.runnerFailed(request.id, error);
-    }
+  private handOn(request: Pick<RequestRecord, "id" | "durable" | "epoch">): Promise<void> {
+    const { stores, hostId, logger } = this.options;
+    return handOn(
+      {
+        lifecycle: this.lifecycle,
+        stores,
+        hostId,
+        logger,
+        failed: (id, error) => this.runnerFailed(id, error),
+      },
+      request,
+    );
   }
 }

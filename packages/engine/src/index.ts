@@ -57,6 +57,7 @@ export {
   buildManifest,
   buildSnapshot,
   type ClientResourceApi,
+  type ContentTool,
   checkCrossFlowSchemas,
   createClientResourceApi,
   createContentTools,

@@ -52,15 +52,25 @@ describe.each(packages.map((pkg) => [pkg.manifest.name, pkg] as const))("%s", (_
     expect(await attwProblems(await tarballOf(pkg))).toEqual([]);
   }, 120_000);
 
-  test("its tarball carries LICENSE, README and the build, and no tests", async () => {
-    const files = tarballFiles(await tarballOf(pkg));
+  test("its tarball carries LICENSE, README and the build; no sources, maps or tests", async () => {
+    const tarball = await tarballOf(pkg);
+    const files = tarballFiles(tarball);
     expect(files).toContain("package/LICENSE");
     expect(files).toContain("package/README.md");
     expect(files).toContain("package/dist/index.js");
     expect(files).toContain("package/dist/index.d.ts");
-    expect(files.filter((file) => /\.test(-d)?\.ts$|\/testing\//.test(file))).toEqual([]);
+    expect(files.filter((file) => /^package\/src\/|\.map$|\.test(-d)?\.ts$|\/testing\//.test(file))).toEqual(
+      [],
+    );
+    // The workspace's own export condition (its sources) is not published.
+    expect(packedManifest(tarball)).not.toContain("@flowrt/source");
   }, 120_000);
 });
+
+/** The package.json a tarball publishes. */
+function packedManifest(tarball: string): string {
+  return execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" });
+}
 
 /** The file names in a tarball (`tar -tzf`). */
 function tarballFiles(tarball: string): string[] {

@@ -6,7 +6,12 @@ const jsonOut = process.env.FLOWRT_VITEST_JSON;
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*"],
+    projects: [
+      "packages/*",
+      "apps/*",
+      // The published packages as packed: metadata, dependencies, publint, Are the Types Wrong?
+      { test: { name: "package-checks", include: ["scripts/package-checks/**/*.test.ts"] } },
+    ],
     reporters: jsonOut ? ["default", ["json", { outputFile: jsonOut }]] : ["default"],
   },
 });

@@ -18,7 +18,8 @@ const USAGE = `Usage: flowrt serve <module> [options]
 
 serve: serves the flows a module exports (a default array, a named "flows" array, or every exported flow
 definition; optional named exports "resolvePrincipal", "webhookProviders" and "inbound", an array of
-custom inbound adapters whose routes are served beside the API). TypeScript modules load through tsx.
+custom inbound adapters whose routes are served beside the API). TypeScript modules load through Node's
+type stripping, or tsx when it is installed.
 
 erase-user: removes every session of a user in every flow (running requests aborted, sessions beneath
 them, everything stored under them), their user-scope data and their request records from the store the

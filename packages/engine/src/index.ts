@@ -58,6 +58,7 @@ export {
   buildManifest,
   buildSnapshot,
   type ClientResourceApi,
+  type ContentTool,
   checkCrossFlowSchemas,
   createClientResourceApi,
   createContentTools,

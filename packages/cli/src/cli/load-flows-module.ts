@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { type AnyFlowDefinition, isFlowDefinition, type PrincipalResolver } from "@flowrt/core";
 import type { InboundAdapter, WebhookProviderDefinition } from "@flowrt/engine";
-import { tsImport } from "tsx/esm/api";
+import { importModule } from "./import-module.js";
 import { UsageError } from "./store-spec.js";
 
 /** What a flows module gives `flowrt serve`. */
@@ -66,11 +65,12 @@ export function flowsFromExports(exports: Record<string, unknown>): FlowsModule 
   return module;
 }
 
-/** Loads a flows module from a path (TypeScript through tsx, or JavaScript), relative to `cwd`. */
+/**
+ * Loads a flows module from a path relative to `cwd`: JavaScript, or TypeScript through Node's type stripping or
+ * tsx (see {@link importModule}).
+ */
 export async function loadFlowsModule(path: string, cwd = process.cwd()): Promise<FlowsModule> {
   const file = resolve(cwd, path);
   if (!existsSync(file)) throw new UsageError(`No flows module at ${file}.`);
-  const url = pathToFileURL(file).href;
-  const exports = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-  return flowsFromExports(exports);
+  return flowsFromExports(await importModule(file));
 }

@@ -29,25 +29,37 @@ export function tempDir(): string {
   return dir;
 }
 
+export interface FlowrtSpawnOptions {
+  /** The store packages resolve as if they were not installed. */
+  withoutStores?: boolean;
+  /** Added to the environment. */
+  env?: Record<string, string>;
+  /**
+   * Runs the published entry, `bin/flowrt.js` over `dist/` and the workspace packages' builds, on plain Node (no
+   * tsx hooks), with these Node options first, as an installed `flowrt` runs; `pnpm build` makes what it runs.
+   */
+  built?: { nodeOptions?: string[]; withoutTsx?: boolean };
+}
+
 /**
- * Starts `flowrt` from its source (through tsx, resolving workspace packages to their sources), in this package's
- * folder, with `env` added to the environment. With `withoutStores`, the store packages resolve as if they were not
- * installed.
+ * Starts `flowrt` from its source (through tsx, resolving workspace packages to their sources), or its build
+ * (`built`), in this package's folder.
  */
-export function flowrt(
-  args: string[],
-  { withoutStores = false, env = {} }: { withoutStores?: boolean; env?: Record<string, string> } = {},
-) {
+export function flowrt(args: string[], { withoutStores = false, env = {}, built }: FlowrtSpawnOptions = {}) {
   const hooks = withoutStores ? ["--import", "./src/testing/without-stores.ts"] : [];
-  const child = spawn(
-    process.execPath,
-    ["--conditions=@flowrt/source", "--import", "tsx", ...hooks, "src/cli.ts", ...args],
-    {
-      cwd: packageDir,
-      env: { ...environment, NODE_ENV: "test", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const entry =
+    built === undefined
+      ? ["--conditions=@flowrt/source", "--import", "tsx", ...hooks, "src/cli.ts"]
+      : [
+          ...(built.nodeOptions ?? []),
+          ...(built.withoutTsx ? ["--import", "./src/testing/without-tsx.mjs"] : []),
+          "bin/flowrt.js",
+        ];
+  const child = spawn(process.execPath, [...entry, ...args], {
+    cwd: packageDir,
+    env: { ...environment, NODE_ENV: "test", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let stdout = "";
   let stderr = "";

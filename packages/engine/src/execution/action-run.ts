@@ -10,7 +10,6 @@ import {
   type ReactionDefinition,
   type RequestRecord,
 } from "@flowrt/core";
-import type { TelemetryOptions } from "ai";
 import { principalOfRecord } from "../access/principal.js";
 import { blockResources } from "../flows/registry.js";
 import type { HostLogger } from "../logger.js";
@@ -22,6 +21,7 @@ import {
   type ResourceRuntimeContext,
   type ResourceScope,
 } from "../resources/index.js";
+import type { AiTelemetrySettings } from "../telemetry/telemetry-options.js";
 import { executeBlock } from "./blocks/execute-block.js";
 import { type BlockRun, createTokenBudget, runAction, type TokenBudget } from "./blocks/index.js";
 import { checkEmittedEvent, type EmittedEvent } from "./emitted-event.js";
@@ -39,7 +39,7 @@ export interface RunDependencies {
   readonly logger: HostLogger;
   readonly sessions?: SessionRecordWriter;
   /** The AI SDK `telemetry` setting for generators' model calls (`createFlowHost({ telemetry: { ai } })`). */
-  readonly aiTelemetry?: TelemetryOptions | undefined;
+  readonly aiTelemetry?: AiTelemetrySettings | undefined;
 }
 
 /** The reactions running in the current async context: a change made by one of them does not run it again. */
@@ -121,7 +121,7 @@ class ActionRun implements BlockRun, ResourceRuntimeContext, PreparedRun, RunCon
     return this.builtSessionHandle;
   }
 
-  get aiTelemetry(): TelemetryOptions | undefined {
+  get aiTelemetry(): AiTelemetrySettings | undefined {
     return this.deps.aiTelemetry;
   }
 

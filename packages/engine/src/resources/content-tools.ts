@@ -1,10 +1,10 @@
 import { posix } from "node:path";
 import { createContext, Script } from "node:vm";
 import { type AnyResourceDefinition, FlowError, isFlowError, parseResourceUri } from "@flowrt/core";
-import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { UNBOUND_CONTENT_TOOL } from "../execution/blocks/block-run.js";
 import { CollectionRuntime } from "./collection.js";
+import { type ContentTool, contentTool } from "./content-tool.js";
 import { ExternalCollectionRuntime } from "./external-collection.js";
 import type { ResourceScope } from "./resource-scope.js";
 import { SingleResourceRuntime } from "./single-resource.js";
@@ -122,8 +122,8 @@ async function readableEntries(
 /** A tool made without a scope: the run binds it; called outside a generator, it says so. */
 function unboundTool(
   name: "readResourceContent" | "writeResourceContent",
-  made: (scope: ResourceScope) => Tool,
-): Tool {
+  made: (scope: ResourceScope) => ContentTool,
+): ContentTool {
   const refuse: ResourceScope = new Proxy({} as ResourceScope, {
     get() {
       throw new FlowError(
@@ -142,9 +142,9 @@ function unboundTool(
  * `read`). Without `scope` (`readResourceContentTool()`, as a generator's tool) it reads the resources of the
  * request that runs the generator.
  */
-export function readResourceContentTool(scope?: ResourceScope): Tool {
+export function readResourceContentTool(scope?: ResourceScope): ContentTool {
   if (scope === undefined) return unboundTool("readResourceContent", readResourceContentTool);
-  return tool({
+  return contentTool({
     description: "Read the content of a resource by its uri (for example session/notes/today.md).",
     inputSchema: z.object({ uri: z.string().describe("The resource uri: <scope>/<path>") }),
     execute: ({ uri }) =>
@@ -167,9 +167,9 @@ export function readResourceContentTool(scope?: ResourceScope): Tool {
  * `writeResourceContent`: replaces the content at a uri (`llmWritable` only); a collection item is created if
  * missing. Without `scope` it writes in the request that runs the generator, as {@link readResourceContentTool}.
  */
-export function writeResourceContentTool(scope?: ResourceScope): Tool {
+export function writeResourceContentTool(scope?: ResourceScope): ContentTool {
   if (scope === undefined) return unboundTool("writeResourceContent", writeResourceContentTool);
-  return tool({
+  return contentTool({
     description:
       "Replace the content of a resource by its uri. Creates the collection item when it does not exist.",
     inputSchema: z.object({ uri: z.string(), content: z.string() }),
@@ -189,11 +189,11 @@ export function writeResourceContentTool(scope?: ResourceScope): Tool {
  * only resources whose `llmReadable` (`llmWritable` for writes) is `true`. `searchResources` routes to an
  * external collection's `search` hook; `globResources` and `grepResourceContent` skip external collections.
  */
-export function createContentTools(scope: ResourceScope): Record<string, Tool> {
+export function createContentTools(scope: ResourceScope): Record<string, ContentTool> {
   return {
     readResourceContent: readResourceContentTool(scope),
     writeResourceContent: writeResourceContentTool(scope),
-    globResources: tool({
+    globResources: contentTool({
       description:
         "List resource uris matching a glob pattern, over the uri (session/files/**/*.md) or the path in any scope (files/**/*.md).",
       inputSchema: z.object({ pattern: z.string() }),
@@ -205,7 +205,7 @@ export function createContentTools(scope: ResourceScope): Record<string, Tool> {
           return { uris: uris.slice(0, MAX_RESULTS), truncated: uris.length > MAX_RESULTS };
         }),
     }),
-    grepResourceContent: tool({
+    grepResourceContent: contentTool({
       description: "Search resource contents with a regular expression; returns matching lines.",
       inputSchema: z.object({
         pattern: z.string().describe("A JavaScript regular expression"),
@@ -242,7 +242,7 @@ export function createContentTools(scope: ResourceScope): Record<string, Tool> {
           return { matches: matches.slice(0, MAX_RESULTS), truncated: matches.length > MAX_RESULTS };
         }),
     }),
-    searchResources: tool({
+    searchResources: contentTool({
       description: "Search resources by text. External collections are searched through their own search.",
       inputSchema: z.object({
         query: z.string(),

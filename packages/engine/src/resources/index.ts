@@ -11,6 +11,7 @@ export {
 export { DEFAULT_PAGE_LIMIT, type ListQuery, MAX_PAGE_LIMIT, parsePagination } from "./client-input.js";
 export { editableTemplateWarnings } from "./content.js";
 export { renderContentTemplate } from "./content-template.js";
+export type { ContentTool } from "./content-tool.js";
 export { createContentTools, readResourceContentTool, writeResourceContentTool } from "./content-tools.js";
 export type {
   ResourceChangeKind,

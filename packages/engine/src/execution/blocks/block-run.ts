@@ -1,5 +1,5 @@
 import type { AnyBlock, BlockContext, JsonObject } from "@flowrt/core";
-import type { TelemetryOptions } from "ai";
+import type { AiTelemetrySettings } from "../../telemetry/telemetry-options.js";
 
 /** The stream events block execution appends to a request's log. */
 export type BlockEventType = "block.started" | "block.completed" | "text.delta" | "tool.call" | "tool.result";
@@ -50,7 +50,7 @@ export interface BlockRun {
    */
   contentTools(): Record<string, unknown>;
   /** The AI SDK `telemetry` setting of the host (`telemetry.ai`), for generators' model calls. */
-  readonly aiTelemetry?: TelemetryOptions | undefined;
+  readonly aiTelemetry?: AiTelemetrySettings | undefined;
 }
 
 /** A budget for one action run, from the action's (or webhook binding's) `tokenBudget`. */

@@ -1,6 +1,7 @@
 import { type AnyBlockContext, FlowError, type GeneratorBlock, type PromptSource } from "@flowrt/core";
-import { type LanguageModel, Output, stepCountIs, streamText, type ToolSet } from "ai";
+import type { LanguageModel, TelemetryOptions, ToolSet } from "ai";
 import { abortedError } from "./abort.js";
+import { type AiSdkImporter, loadAiSdk } from "./ai-sdk.js";
 import { type BlockRun, UNBOUND_CONTENT_TOOL } from "./block-run.js";
 import { toJsonData } from "./json-data.js";
 import { GeneratorTokens, tokensOf } from "./token-accounting.js";
@@ -38,11 +39,18 @@ function messageOf(error: unknown): string {
  * Runs a generator block on the AI SDK's `streamText`: up to `maxSteps` model round trips with the
  * block's tools, text deltas and tool calls/results emitted as stream events, usage charged to the token
  * budgets after every step, and `abortSignal` tied to the run. Returns the final text, or the parsed
- * object when the block has an `outputSchema`.
+ * object when the block has an `outputSchema`. The SDK is imported here, on first use (`importAi` replaces
+ * that import, for tests).
  */
-export async function runGenerator(block: GeneratorBlock, input: unknown, run: BlockRun): Promise<unknown> {
+export async function runGenerator(
+  block: GeneratorBlock,
+  input: unknown,
+  run: BlockRun,
+  importAi?: AiSdkImporter,
+): Promise<unknown> {
   const tokens = new GeneratorTokens(block.name, run.budget, block.tokenBudget);
   tokens.assertCanStart();
+  const { Output, stepCountIs, streamText } = await loadAiSdk(importAi);
   const ctx = run.ctx;
   const prompt = await resolvePrompt(block.prompt, input, ctx);
   const instructions = block.system === undefined ? undefined : await resolvePrompt(block.system, input, ctx);
@@ -62,7 +70,9 @@ export async function runGenerator(block: GeneratorBlock, input: unknown, run: B
     ...(typeof user === "string" && user !== "" ? { providerOptions: { openai: { user } } } : {}),
     ...(block.outputSchema === undefined ? {} : { output: Output.object({ schema: block.outputSchema }) }),
     // The host's AI SDK telemetry settings; its spans nest under this block's span, the active one here.
-    ...(run.aiTelemetry === undefined ? {} : { telemetry: { functionId: block.name, ...run.aiTelemetry } }),
+    ...(run.aiTelemetry === undefined
+      ? {}
+      : { telemetry: { functionId: block.name, ...(run.aiTelemetry as TelemetryOptions) } }),
     onStepEnd: (step) => tokens.charge(tokensOf(step.usage)),
     // The SDK's default prints the error and its stack with console.error. It reaches the loop below as an
     // `error` part and fails the request; the application's logger is where it is told.

@@ -1,8 +1,16 @@
 import { FlowError, type JsonObject, type SessionRecord } from "@flowrt/core";
+import type { FlowHost } from "../../host.js";
 import { MAX_SESSION_METADATA_BYTES, MAX_SESSION_TITLE_LENGTH } from "../../sessions/session-patch.js";
 import type { HttpContext } from "../context.js";
+import { pascal } from "../openapi-schemas.js";
 import { httpCaller, optionalString, parseObjectBody, queryValues } from "../request-body.js";
-import { jsonAnswer, jsonBody, narrowing } from "../route-doc.js";
+import {
+  jsonAnswer,
+  jsonBody,
+  narrowing,
+  type RouteOperation,
+  type UniqueOperationId,
+} from "../route-doc.js";
 import type { Route } from "../router.js";
 import { json } from "../types.js";
 import { PAGE_PARAMETERS, pageQuery, requestSummaryView } from "./requests.js";
@@ -55,12 +63,52 @@ const REMOVAL_SCHEMA = {
   },
 };
 
+/** The body of `POST /:flowId/sessions`; `userId` and `orgId` only where no resolver governs the flow. */
+function sessionCreateSchema(bodyIdentity: boolean) {
+  return {
+    type: "object",
+    properties: {
+      sessionId: {
+        type: "string",
+        description: "Its id; a new one when absent (409 session-exists if taken).",
+      },
+      title: { type: "string", maxLength: MAX_SESSION_TITLE_LENGTH },
+      metadata: { type: "object" },
+      ...(bodyIdentity
+        ? {
+            userId: {
+              type: "string",
+              description: "The owner: read only because no resolver governs the flow.",
+            },
+            orgId: {
+              type: "string",
+              description: "The session's org for life: read only because no resolver governs the flow.",
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+/** One session-creating operation per flow (`POST /notebook/sessions`, `createNotebookSession`). */
+function sessionCreateOperations(host: FlowHost, unique: UniqueOperationId): RouteOperation[] {
+  return host.registry.flows.map((flow) => ({
+    params: { flowId: flow.id },
+    operationId: unique(`create${pascal(flow.id)}Session`),
+    summary: `Create a session of ${flow.id}`,
+    requestBody: jsonBody(sessionCreateSchema(!host.hasResolver(flow))),
+    flow,
+  }));
+}
+
 /** Sessions: the caller's list, one session and what hangs off it, and creating one. */
 export const sessionRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/sessions",
     doc: {
+      operationId: "listSessions",
+      auth: "optional-principal",
       summary:
         "List the caller's sessions, newest first, a page at a time (never refused: an unidentified caller gets an empty list)",
       parameters: [narrowing("userId"), narrowing("flowId"), ...PAGE_PARAMETERS],
@@ -83,7 +131,13 @@ export const sessionRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/sessions/:sessionId",
-    doc: { summary: "Read a session", responses: { 200: jsonAnswer("Session") }, errors: [401, 403, 404] },
+    doc: {
+      operationId: "getSession",
+      auth: "principal",
+      summary: "Read a session",
+      responses: { 200: jsonAnswer("Session") },
+      errors: [401, 403, 404],
+    },
     handler: async (req, { sessionId }, { host }) =>
       json(200, { session: sessionView(await host.getSession(sessionId!, httpCaller(req))) }),
   },
@@ -91,6 +145,8 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "PATCH",
     path: "/sessions/:sessionId",
     doc: {
+      operationId: "updateSession",
+      auth: "principal",
       summary:
         "Rename a session or change its metadata (merged one level deep; null removes a key); answers { session } as GET does",
       requestBody: {
@@ -110,6 +166,8 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "DELETE",
     path: "/sessions/:sessionId",
     doc: {
+      operationId: "deleteSession",
+      auth: "principal",
       summary:
         "Delete a session: aborts its running requests, removes it, the sessions beneath it and everything stored under them; a second DELETE is 404",
       responses: {
@@ -128,6 +186,8 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/sessions/:sessionId/requests",
     doc: {
+      operationId: "listSessionRequests",
+      auth: "principal",
       summary: "The requests that ran in a session, newest first, a page at a time",
       parameters: PAGE_PARAMETERS,
       responses: { 200: jsonAnswer("{ requests, nextCursor }") },
@@ -142,6 +202,8 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/sessions/:sessionId/children",
     doc: {
+      operationId: "listChildSessions",
+      auth: "principal",
       summary: "Sessions started beneath a conversation",
       responses: { 200: jsonAnswer("Sessions") },
       errors: [401, 403, 404],
@@ -154,13 +216,25 @@ export const sessionRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/sessions/:sessionId/manifest",
-    doc: { summary: "Resource manifest", responses: { 200: jsonAnswer("ResourceManifest") }, errors: [404] },
+    doc: {
+      operationId: "getSessionManifest",
+      auth: "none",
+      summary: "Resource manifest",
+      responses: { 200: jsonAnswer("ResourceManifest") },
+      errors: [404],
+    },
     handler: async (_req, { sessionId }, { host }) => json(200, await host.manifest(sessionId!)),
   },
   {
     method: "GET",
     path: "/sessions/:sessionId/state",
-    doc: { summary: "Session snapshot", responses: { 200: jsonAnswer("Snapshot") }, errors: [401, 403, 404] },
+    doc: {
+      operationId: "getSessionState",
+      auth: "principal",
+      summary: "Session snapshot",
+      responses: { 200: jsonAnswer("Snapshot") },
+      errors: [401, 403, 404],
+    },
     handler: async (req, { sessionId }, { host }) =>
       json(200, await host.snapshot(sessionId!, httpCaller(req))),
   },
@@ -168,6 +242,8 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/sessions/:sessionId/debug",
     doc: {
+      operationId: "getSessionDebug",
+      auth: "principal",
       summary: "Development inspector (unfiltered)",
       responses: { 200: jsonAnswer("State") },
       errors: [401, 403, 404],
@@ -179,8 +255,10 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "POST",
     path: "/:flowId/sessions",
     doc: {
+      operationId: "createSession",
+      auth: "principal",
       summary: "Create a session",
-      requestBody: jsonBody("SessionCreate"),
+      operations: sessionCreateOperations,
       responses: { 201: jsonAnswer("Created") },
       errors: [400, 401, 403, 404, 409, 413, 415, 503],
     },

@@ -1,4 +1,5 @@
 import { STATUS_BY_CODE } from "./problem.js";
+import { ANY_OBJECT } from "./route-doc.js";
 
 /** A reference to a component schema. */
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -137,7 +138,7 @@ export function requestSchema(outputs: readonly object[], anyOutput: boolean) {
       error: schemaRef("RequestError"),
       createdAt: { type: "string", format: "date-time" },
       completedAt: { type: "string", format: "date-time" },
-      metadata: { type: "object" },
+      metadata: ANY_OBJECT,
     },
   };
 }

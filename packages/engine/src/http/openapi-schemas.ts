@@ -32,8 +32,16 @@ export function componentSchemas(
   const { $schema: _dialect, $defs, ...root } = converted;
   const components: Record<string, JsonSchema> = { [name]: retarget(root, name) as JsonSchema };
   for (const [def, body] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>))
-    components[`${name}.${def.replace(/[^A-Za-z0-9._-]/g, "_")}`] = retarget(body, name) as JsonSchema;
+    components[defName(name, def)] = retarget(body, name) as JsonSchema;
   return components;
+}
+
+/**
+ * The component of one of a converted schema's `$defs`: `<name>.<id>` for a schema registered with an id
+ * (`.meta({ id: "Tag" })`), `<name>.schema0` for what zod numbers itself (`__schema0`, a recursive schema).
+ */
+function defName(name: string, def: string): string {
+  return `${name}.${def.replace(/^_+/, "").replace(/[^A-Za-z0-9._-]/g, "_")}`;
 }
 
 /** `$ref`s of a converted schema pointed at the components its root and `$defs` became. */
@@ -47,7 +55,7 @@ function retarget(value: unknown, name: string): unknown {
         item === "#"
           ? `#/components/schemas/${name}`
           : item.startsWith("#/$defs/")
-            ? `#/components/schemas/${name}.${decodeURIComponent(item.slice(8)).replace(/[^A-Za-z0-9._-]/g, "_")}`
+            ? `#/components/schemas/${defName(name, decodeURIComponent(item.slice("#/$defs/".length)))}`
             : item;
     } else {
       out[key] = retarget(item, name);

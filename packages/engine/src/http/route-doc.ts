@@ -66,8 +66,11 @@ export interface RouteDoc {
 /** The shared problem response, by reference. */
 export const PROBLEM = { $ref: "#/components/responses/Problem" };
 
-/** A JSON answer: its description, and a schema (`object` unless given). */
-export const jsonAnswer = (description: string, schema: object = { type: "object" }) => ({
+/** Any JSON object: `{ type: "object" }` alone reads as "no properties" to some generators (openapi-typescript). */
+export const ANY_OBJECT = { type: "object", additionalProperties: true };
+
+/** A JSON answer: its description, and a schema (any object unless given). */
+export const jsonAnswer = (description: string, schema: object = ANY_OBJECT) => ({
   description,
   content: { "application/json": { schema } },
 });

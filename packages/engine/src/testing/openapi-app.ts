@@ -40,18 +40,23 @@ const Outline: z.ZodType<Outline> = z.object({
   },
 });
 
+/** `notebook`'s `addNote` input: defaults (optional to a caller), an optional list, an enum. */
+export const addNoteInput = z.object({
+  title: z.string().min(1).max(200),
+  text: z.string().max(100_000).default(""),
+  pinned: z.boolean().default(false),
+  tags: z.array(Tag).max(10).optional(),
+  color: z.enum(["yellow", "blue", "green"]).default("yellow"),
+});
+
+export const addNoteOutput = z.object({ topic: z.string(), noteCount: z.number().int() });
+
 const addNote = handler({
   name: "addNote",
   description: "Adds a note to the session and counts it on the profile.",
   resources: { notes, profile },
-  inputSchema: z.object({
-    title: z.string().min(1).max(200),
-    text: z.string().max(100_000).default(""),
-    pinned: z.boolean().default(false),
-    tags: z.array(Tag).max(10).optional(),
-    color: z.enum(["yellow", "blue", "green"]).default("yellow"),
-  }),
-  outputSchema: z.object({ topic: z.string(), noteCount: z.number().int() }),
+  inputSchema: addNoteInput,
+  outputSchema: addNoteOutput,
   execute: async (input, ctx) => {
     await ctx.resources.notes.create(input.title, { title: input.title, pinned: input.pinned });
     await ctx.resources.profile.incState({ noteCount: 1 });

@@ -5,6 +5,7 @@ import type { HttpContext } from "../context.js";
 import { pascal } from "../openapi-schemas.js";
 import { httpCaller, optionalString, parseObjectBody, queryValues } from "../request-body.js";
 import {
+  ANY_OBJECT,
   jsonAnswer,
   jsonBody,
   narrowing,
@@ -41,7 +42,7 @@ const SESSION_CHANGE_SCHEMA = {
       description: "The new title; null removes it.",
     },
     metadata: {
-      type: "object",
+      ...ANY_OBJECT,
       description: `Merged into the stored metadata one level deep; a key set to null is removed. At most ${MAX_SESSION_METADATA_BYTES} bytes of JSON once merged.`,
     },
   },
@@ -73,7 +74,7 @@ function sessionCreateSchema(bodyIdentity: boolean) {
         description: "Its id; a new one when absent (409 session-exists if taken).",
       },
       title: { type: "string", maxLength: MAX_SESSION_TITLE_LENGTH },
-      metadata: { type: "object" },
+      metadata: ANY_OBJECT,
       ...(bodyIdentity
         ? {
             userId: {

@@ -64,9 +64,12 @@ function retarget(value: unknown, name: string): unknown {
   return out;
 }
 
-/** Whether a caller may leave the value out (the schema accepts `undefined` as its input: `.optional()`). */
+/**
+ * Whether a caller may leave the value out: the schema is `.optional()` or has a default (zod marks both on
+ * `_zod.optin`, as it does for the fields of an object it does not require).
+ */
 export function acceptsAbsent(schema: AnySchema): boolean {
-  return (schema as { _zod?: { optin?: string } })._zod?.optin === "optional";
+  return (schema as { _zod?: { optin?: string } })._zod?.optin !== undefined;
 }
 
 /** A name part of an operation or component: `add-note` → `AddNote`, `notebook` → `Notebook`. */

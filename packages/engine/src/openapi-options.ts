@@ -1,4 +1,4 @@
-import type { OpenApiInfo, OpenApiOptions, OpenApiSecurityScheme } from "../host-options.js";
+import type { OpenApiInfo, OpenApiOptions, OpenApiSecurityScheme } from "./host-options.js";
 
 /** The `openapi` host option, checked, with each security scheme's component name. */
 export interface ResolvedOpenApiOptions {

@@ -20,8 +20,8 @@ import { bindInboundRoutes, type SourcedInboundRoute } from "./flows/inbound-rou
 import { FlowRegistry, type RegisteredFlow } from "./flows/registry.js";
 import { checkReadiness, type ReadinessReport } from "./health/readiness.js";
 import type { DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./host-options.js";
-import { type ResolvedOpenApiOptions, resolveOpenApiOptions } from "./openapi-options.js";
 import { type HostLogger, hostLogger } from "./logger.js";
+import { type ResolvedOpenApiOptions, resolveOpenApiOptions } from "./openapi-options.js";
 import { requestEvents } from "./requests/event-log.js";
 import { scheduleRecovery } from "./requests/recovery.js";
 import { RequestRunner } from "./requests/request-runner.js";

@@ -156,3 +156,23 @@ export const ITEM_BODY_SCHEMAS = {
     properties: { content: { type: "string" } },
   },
 };
+
+/** A session as the API shows it (`sessionView`). */
+export const SESSION_SCHEMA = {
+  type: "object",
+  required: ["id", "flowId", "flowKind", "userId", "metadata", "createdAt"],
+  properties: {
+    id: { type: "string" },
+    flowId: {
+      type: ["string", "null"],
+      description: "The owning flow instance; null when none was recorded (its kind's instance governs it).",
+    },
+    flowKind: { type: "string" },
+    userId: { type: "string" },
+    orgId: { type: "string" },
+    parentSessionId: { type: "string" },
+    title: { type: "string" },
+    metadata: ANY_OBJECT,
+    createdAt: { type: "string", format: "date-time" },
+  },
+};

@@ -7,6 +7,7 @@ import {
   problemRef,
   REQUEST_ERROR_SCHEMA,
   requestSchema,
+  SESSION_SCHEMA,
 } from "./openapi-components.js";
 import { flowNeed, routeNeed, securityRequirement } from "./openapi-security.js";
 import type { RouteDoc, RouteOperation } from "./route-doc.js";
@@ -91,6 +92,7 @@ export function openApiDocument(host: FlowHost, routes: readonly Route<never>[],
     Problem: PROBLEM_SCHEMA,
     ActionAccepted: ACTION_ACCEPTED_SCHEMA,
     RequestError: REQUEST_ERROR_SCHEMA,
+    Session: SESSION_SCHEMA,
     ...ITEM_BODY_SCHEMAS,
   };
   const taken = new Set((routes as readonly Route<unknown>[]).map((route) => route.doc.operationId));

@@ -565,6 +565,21 @@ export interface components {
             /** @description A server-side failure's id in the host's log. */
             errorId?: string;
         };
+        Session: {
+            id: string;
+            /** @description The owning flow instance; null when none was recorded (its kind's instance governs it). */
+            flowId: string | null;
+            flowKind: string;
+            userId: string;
+            orgId?: string;
+            parentSessionId?: string;
+            title?: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
         ItemCreate: {
             topic: string;
             content?: string;
@@ -859,14 +874,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { sessions, nextCursor } */
+            /** @description A page of sessions; nextCursor is null on the last page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        sessions: components["schemas"]["Session"][];
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -886,14 +902,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Session */
+            /** @description The session */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        session: components["schemas"]["Session"];
                     };
                 };
             };
@@ -964,14 +980,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Session */
+            /** @description The session */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        session: components["schemas"]["Session"];
                     };
                 };
             };
@@ -1032,14 +1048,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Sessions */
+            /** @description The sessions beneath it */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        sessions: components["schemas"]["Session"][];
                     };
                 };
             };
@@ -1154,14 +1170,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
+            /** @description The session, created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        session: components["schemas"]["Session"];
                     };
                 };
             };
@@ -1200,14 +1216,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
+            /** @description The session, created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        session: components["schemas"]["Session"];
                     };
                 };
             };
@@ -1242,14 +1258,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
+            /** @description The session, created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        session: components["schemas"]["Session"];
                     };
                 };
             };
@@ -1288,14 +1304,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
+            /** @description The session, created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        session: components["schemas"]["Session"];
                     };
                 };
             };

@@ -2,6 +2,7 @@ import { FlowError, type JsonObject, type SessionRecord } from "@flowrt/core";
 import type { FlowHost } from "../../host.js";
 import { MAX_SESSION_METADATA_BYTES, MAX_SESSION_TITLE_LENGTH } from "../../sessions/session-patch.js";
 import type { HttpContext } from "../context.js";
+import { schemaRef } from "../openapi-components.js";
 import { pascal } from "../openapi-schemas.js";
 import { httpCaller, optionalString, parseObjectBody, queryValues } from "../request-body.js";
 import {
@@ -30,6 +31,10 @@ export function sessionView(session: SessionRecord) {
     createdAt: session.createdAt,
   };
 }
+
+/** `{ session }`, as `GET`, `PATCH` and `POST` answer one (the `Session` component is `sessionView`). */
+const ONE_SESSION = { type: "object", required: ["session"], properties: { session: schemaRef("Session") } };
+const SESSIONS = { type: "array", items: schemaRef("Session") };
 
 /** The body of `PATCH /sessions/:id` (see `sessions/session-patch.ts` for its limits). */
 const SESSION_CHANGE_SCHEMA = {
@@ -113,7 +118,13 @@ export const sessionRoutes: Route<HttpContext>[] = [
       summary:
         "List the caller's sessions, newest first, a page at a time (never refused: an unidentified caller gets an empty list)",
       parameters: [narrowing("userId"), narrowing("flowId"), ...PAGE_PARAMETERS],
-      responses: { 200: jsonAnswer("{ sessions, nextCursor }") },
+      responses: {
+        200: jsonAnswer("A page of sessions; nextCursor is null on the last page", {
+          type: "object",
+          required: ["sessions", "nextCursor"],
+          properties: { sessions: SESSIONS, nextCursor: { type: ["string", "null"] } },
+        }),
+      },
       errors: [400],
     },
     handler: async (req, _params, { host }) => {
@@ -136,7 +147,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
       operationId: "getSession",
       auth: "principal",
       summary: "Read a session",
-      responses: { 200: jsonAnswer("Session") },
+      responses: { 200: jsonAnswer("The session", ONE_SESSION) },
       errors: [401, 403, 404],
     },
     handler: async (req, { sessionId }, { host }) =>
@@ -154,7 +165,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
         required: true,
         content: { "application/json": { schema: SESSION_CHANGE_SCHEMA } },
       },
-      responses: { 200: jsonAnswer("Session") },
+      responses: { 200: jsonAnswer("The session", ONE_SESSION) },
       errors: [400, 401, 403, 404, 413, 415, 503],
     },
     handler: async (req, { sessionId }, { host }) => {
@@ -206,7 +217,13 @@ export const sessionRoutes: Route<HttpContext>[] = [
       operationId: "listChildSessions",
       auth: "principal",
       summary: "Sessions started beneath a conversation",
-      responses: { 200: jsonAnswer("Sessions") },
+      responses: {
+        200: jsonAnswer("The sessions beneath it", {
+          type: "object",
+          required: ["sessions"],
+          properties: { sessions: SESSIONS },
+        }),
+      },
       errors: [401, 403, 404],
     },
     handler: async (req, { sessionId }, { host }) => {
@@ -260,7 +277,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
       auth: "principal",
       summary: "Create a session",
       operations: sessionCreateOperations,
-      responses: { 201: jsonAnswer("Created") },
+      responses: { 201: jsonAnswer("The session, created", ONE_SESSION) },
       errors: [400, 401, 403, 404, 409, 413, 415, 503],
     },
     handler: async (req, { flowId }, { host }) => {

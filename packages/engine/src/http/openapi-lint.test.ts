@@ -4,8 +4,12 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { defineFlow, handler } from "@flowrt/core";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { withHost } from "../testing/fixtures.js";
 import { openApiAppDocument } from "../testing/openapi-app.js";
+import { createHttpHandler } from "./handler.js";
 
 const run = promisify(execFile);
 
@@ -55,6 +59,23 @@ describe("the OpenAPI document under a strict linter (Redocly CLI, recommended-s
   it("reports no problem, error or warning, for a host with realistic flows", async () => {
     const problems = await lint(await openApiAppDocument());
     expect(summary(problems)).toEqual([]);
+  }, 60_000);
+
+  it("reports no problem for a host without any resolver (no security scheme listed, none asked for)", async () => {
+    const open = defineFlow({
+      kind: "open",
+      actions: {
+        echo: handler({ name: "echo", inputSchema: z.object({ text: z.string() }), execute: async (i) => i }),
+      },
+    });
+    const options = { flows: [open], openapi: { info: { license: { name: "MIT", identifier: "MIT" } } } };
+    const document = await withHost(options, async (host) => {
+      const http = createHttpHandler(host);
+      return (
+        await http({ method: "GET", path: "/openapi.json", url: "/openapi.json", query: {}, headers: {} })
+      ).body;
+    });
+    expect(summary(await lint(document as object))).toEqual([]);
   }, 60_000);
 
   it("would report what it checks: an operation without an operationId or security, an unused component", async () => {

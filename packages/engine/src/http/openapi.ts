@@ -137,7 +137,11 @@ export function openApiDocument(host: FlowHost, routes: readonly Route<never>[],
       content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
     };
   }
-  const securitySchemes = host.openapi.securitySchemes;
+  // Listed where an operation asks for one: a host whose flows have no resolver documents no credential at all.
+  const secured = Object.values(paths).some((item) =>
+    Object.values(item).some((op) => ((op as { security: object[] }).security ?? []).length > 0),
+  );
+  const securitySchemes = secured ? host.openapi.securitySchemes : {};
   return {
     openapi: "3.1.0",
     info: {

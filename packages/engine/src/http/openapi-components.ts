@@ -176,3 +176,17 @@ export const SESSION_SCHEMA = {
     createdAt: { type: "string", format: "date-time" },
   },
 };
+
+/** The operations' groups, in the order a viewer lists them. */
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: "Actions", description: "Run a flow's actions: 202 with the request, or its event stream inline." },
+  { name: "Requests", description: "Follow, read, abort and re-run the requests actions started." },
+  { name: "Sessions", description: "The caller's sessions: create, read, change, delete, and their state." },
+  {
+    name: "Resources",
+    description: "A session's resources and collection items, as the flow lets clients see them.",
+  },
+  { name: "Webhooks", description: "Signed deliveries from webhook providers." },
+  { name: "Discovery", description: "The flows this host serves, and this document." },
+  { name: "Health", description: "Liveness and readiness probes." },
+];

@@ -86,6 +86,14 @@ describe("openApiDocument", () => {
       expect(operations).toContain("POST /status-page/actions/ping");
       expect(operations).toContain("POST /guestbook/sessions");
       expect(operations).toContain("DELETE /sessions/{sessionId}/resources/{ref}/{topic}");
+      // Every operation is grouped under one tag the document describes.
+      const tags = (res.body as { tags: { name: string; description: string }[] }).tags;
+      for (const item of Object.values(doc.paths))
+        for (const op of Object.values(item) as { tags: string[] }[]) {
+          expect(op.tags).toHaveLength(1);
+          expect(tags.map((tag) => tag.name)).toContain(op.tags[0]);
+        }
+      expect(doc.paths["/notebook/actions/addNote"]!.post).toMatchObject({ tags: ["Actions"] });
       // The routes documented per flow are not documented a second time with their templates.
       expect(
         operations.filter((operation) => /\{(flowId|flowKind|action|provider)\}/.test(operation)),

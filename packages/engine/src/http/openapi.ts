@@ -8,6 +8,7 @@ import {
   REQUEST_ERROR_SCHEMA,
   requestSchema,
   SESSION_SCHEMA,
+  TAGS,
 } from "./openapi-components.js";
 import { flowNeed, routeNeed, securityRequirement } from "./openapi-security.js";
 import type { RouteDoc, RouteOperation } from "./route-doc.js";
@@ -59,6 +60,7 @@ function operation(
   const requestBody = own?.requestBody ?? doc.requestBody;
   return {
     operationId: own?.operationId ?? doc.operationId,
+    ...(doc.tag !== undefined ? { tags: [doc.tag] } : {}),
     summary: own?.summary ?? doc.summary,
     ...(description !== undefined ? { description } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -142,6 +144,11 @@ export function openApiDocument(host: FlowHost, routes: readonly Route<never>[],
     Object.values(item).some((op) => ((op as { security: object[] }).security ?? []).length > 0),
   );
   const securitySchemes = secured ? host.openapi.securitySchemes : {};
+  const usedTags = new Set(
+    Object.values(paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => (op as { tags?: string[] }).tags ?? []),
+    ),
+  );
   return {
     openapi: "3.1.0",
     info: {
@@ -151,6 +158,7 @@ export function openApiDocument(host: FlowHost, routes: readonly Route<never>[],
       ...host.openapi.info,
     },
     servers: [{ url: server || "/" }],
+    tags: TAGS.filter((tag) => usedTags.has(tag.name)),
     paths,
     components: {
       schemas: usedSchemas(schemas, [paths, responses]),

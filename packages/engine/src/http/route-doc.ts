@@ -46,6 +46,8 @@ export interface RouteDoc {
   summary: string;
   description?: string;
   auth: RouteAuth;
+  /** The group a documentation viewer lists the operation under (one per feature: `Sessions`, `Actions`...). */
+  tag?: string;
   /**
    * The route's operations for this host, when it is documented per flow (`POST /notebook/actions/addNote`)
    * rather than with its path parameters: an action's input schema is the action's own.

@@ -87,6 +87,7 @@ export const actionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "runAction",
       auth: "principal",
+      tag: "Actions",
       summary: "Run an action",
       operations: actionOperations,
       responses: {

@@ -36,6 +36,7 @@ export const healthRoutes: Route<HttpContext>[] = [
       operationId: "getLiveness",
       summary: "Liveness: the process answers",
       auth: "none",
+      tag: "Health",
       responses: {
         200: jsonAnswer("Alive", { type: "object", properties: { status: { const: "ok" } } }),
       },
@@ -52,6 +53,7 @@ export const healthRoutes: Route<HttpContext>[] = [
       operationId: "getReadiness",
       summary: "Readiness: started, not draining, and the store answers in time",
       auth: "none",
+      tag: "Health",
       responses: {
         200: jsonAnswer("Ready", READINESS_SCHEMA),
         503: jsonAnswer("Not ready: the checks name what failed", READINESS_SCHEMA),

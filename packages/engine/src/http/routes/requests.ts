@@ -84,6 +84,7 @@ export const requestRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "listActiveRequests",
       auth: "optional-principal",
+      tag: "Requests",
       summary:
         "List the caller's active requests, oldest first, a page at a time (never refused, as the session list)",
       parameters: [narrowing("userId"), ...PAGE_PARAMETERS],
@@ -105,6 +106,7 @@ export const requestRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "getRequest",
       auth: "principal",
+      tag: "Requests",
       summary: "Request status",
       responses: {
         200: jsonAnswer("The request, with its output once completed", {
@@ -124,6 +126,7 @@ export const requestRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "streamRequest",
       auth: "principal",
+      tag: "Requests",
       summary: "Request event stream (resumes after Last-Event-ID or ?after=)",
       parameters: [
         { name: "after", in: "query", schema: { type: "integer", minimum: 0 } },
@@ -150,6 +153,7 @@ export const requestRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "abortRequest",
       auth: "principal",
+      tag: "Requests",
       summary: "Abort a request",
       responses: { 202: jsonAnswer("{ status }") },
       errors: [401, 403, 404, 409, 415],
@@ -165,6 +169,7 @@ export const requestRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "retryRequest",
       auth: "principal",
+      tag: "Requests",
       summary: "Re-run a request with the same input",
       responses: { 202: jsonAnswer("A new request with the same input", schemaRef("ActionAccepted")) },
       errors: [401, 403, 404, 409, 415, 503],

@@ -17,6 +17,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "readResourceContent",
       auth: "principal",
+      tag: "Resources",
       summary: "Single resource content",
       responses: { 200: jsonAnswer("{ content }") },
       errors: [401, 403, 404],
@@ -30,6 +31,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "listCollectionItems",
       auth: "principal",
+      tag: "Resources",
       summary: "List a collection page",
       parameters: [
         {
@@ -80,6 +82,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "createCollectionItem",
       auth: "principal",
+      tag: "Resources",
       summary: "Create a collection item",
       requestBody: jsonBody("ItemCreate"),
       responses: { 201: jsonAnswer("Created") },
@@ -97,6 +100,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "readItemContent",
       auth: "principal",
+      tag: "Resources",
       summary: "Item content",
       responses: { 200: jsonAnswer("{ content }") },
       errors: [401, 403, 404],
@@ -110,6 +114,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "replaceItemContent",
       auth: "principal",
+      tag: "Resources",
       summary: "Replace item content",
       requestBody: jsonBody("ItemContent", true),
       responses: { 200: jsonAnswer("Updated") },
@@ -127,6 +132,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "readItem",
       auth: "principal",
+      tag: "Resources",
       summary: "Item state (clientData)",
       pathParams: { topic: "item key; encode '/' as %2F" },
       responses: { 200: jsonAnswer("Item") },
@@ -141,6 +147,7 @@ export const resourceRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "deleteItem",
       auth: "principal",
+      tag: "Resources",
       summary: "Delete an item (200 when missing)",
       responses: { 200: jsonAnswer("Deleted") },
       errors: [401, 403, 404, 409, 415, 503],

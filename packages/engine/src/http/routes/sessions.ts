@@ -115,6 +115,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "listSessions",
       auth: "optional-principal",
+      tag: "Sessions",
       summary:
         "List the caller's sessions, newest first, a page at a time (never refused: an unidentified caller gets an empty list)",
       parameters: [narrowing("userId"), narrowing("flowId"), ...PAGE_PARAMETERS],
@@ -146,6 +147,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "getSession",
       auth: "principal",
+      tag: "Sessions",
       summary: "Read a session",
       responses: { 200: jsonAnswer("The session", ONE_SESSION) },
       errors: [401, 403, 404],
@@ -159,6 +161,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "updateSession",
       auth: "principal",
+      tag: "Sessions",
       summary:
         "Rename a session or change its metadata (merged one level deep; null removes a key); answers { session } as GET does",
       requestBody: {
@@ -180,6 +183,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "deleteSession",
       auth: "principal",
+      tag: "Sessions",
       summary:
         "Delete a session: aborts its running requests, removes it, the sessions beneath it and everything stored under them; a second DELETE is 404",
       responses: {
@@ -200,6 +204,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "listSessionRequests",
       auth: "principal",
+      tag: "Sessions",
       summary: "The requests that ran in a session, newest first, a page at a time",
       parameters: PAGE_PARAMETERS,
       responses: { 200: jsonAnswer("{ requests, nextCursor }") },
@@ -216,6 +221,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "listChildSessions",
       auth: "principal",
+      tag: "Sessions",
       summary: "Sessions started beneath a conversation",
       responses: {
         200: jsonAnswer("The sessions beneath it", {
@@ -237,6 +243,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "getSessionManifest",
       auth: "none",
+      tag: "Sessions",
       summary: "Resource manifest",
       responses: { 200: jsonAnswer("ResourceManifest") },
       errors: [404],
@@ -249,6 +256,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "getSessionState",
       auth: "principal",
+      tag: "Sessions",
       summary: "Session snapshot",
       responses: { 200: jsonAnswer("Snapshot") },
       errors: [401, 403, 404],
@@ -262,6 +270,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "getSessionDebug",
       auth: "principal",
+      tag: "Sessions",
       summary: "Development inspector (unfiltered)",
       responses: { 200: jsonAnswer("State") },
       errors: [401, 403, 404],
@@ -275,6 +284,7 @@ export const sessionRoutes: Route<HttpContext>[] = [
     doc: {
       operationId: "createSession",
       auth: "principal",
+      tag: "Sessions",
       summary: "Create a session",
       operations: sessionCreateOperations,
       responses: { 201: jsonAnswer("The session, created", ONE_SESSION) },

@@ -52,6 +52,7 @@ export const webhookRoute: Route<{ host: FlowHost }> = {
   doc: {
     operationId: "receiveWebhook",
     auth: "signature",
+    tag: "Webhooks",
     summary: "Receive a signed webhook delivery",
     operations: webhookOperations,
     requestBody: {

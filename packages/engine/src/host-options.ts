@@ -112,6 +112,47 @@ export interface FlowHostOptions {
    * @default 500
    */
   readinessTimeoutMs?: number;
+  /**
+   * What `GET /openapi.json` says beyond the routes: how the principal resolver reads credentials (the security
+   * schemes), and the document's `info`. See the README's "OpenAPI".
+   * @default { security: [{ type: "http", scheme: "bearer" }] }
+   * @example createFlowHost({ flows, stores, openapi: { security: [{ type: "apiKey", in: "header", name: "x-api-key" }] } })
+   */
+  openapi?: OpenApiOptions;
+}
+
+/**
+ * One way the principal resolver reads a credential, as an OpenAPI security scheme: an HTTP `Authorization`
+ * scheme (`bearer`, `basic`), or a key in a header, a cookie or the query.
+ */
+export type OpenApiSecurityScheme =
+  | { type: "http"; scheme: string; bearerFormat?: string; description?: string }
+  | { type: "apiKey"; in: "header" | "cookie" | "query"; name: string; description?: string };
+
+export interface OpenApiOptions {
+  /**
+   * The credentials the resolver reads; a caller sends any one of them. An empty list says nothing about
+   * credentials (no security scheme, and every operation documented without security).
+   * @default [{ type: "http", scheme: "bearer" }]
+   */
+  security?: readonly OpenApiSecurityScheme[];
+  /**
+   * Merged into the document's `info` (OpenAPI's Info object): a strict linter asks for a `license`.
+   * @default { title: "flowrt HTTP API", version: "1" }
+   * @example { title: "Notes API", version: "2.3.0", license: { name: "MIT", identifier: "MIT" } }
+   */
+  info?: OpenApiInfo;
+}
+
+/** The fields of OpenAPI's Info object a host may set. */
+export interface OpenApiInfo {
+  title?: string;
+  version?: string;
+  summary?: string;
+  description?: string;
+  termsOfService?: string;
+  contact?: { name?: string; url?: string; email?: string };
+  license?: { name: string; identifier?: string; url?: string };
 }
 
 export interface DispatchOptions {

@@ -21,6 +21,7 @@ import { FlowRegistry, type RegisteredFlow } from "./flows/registry.js";
 import { checkReadiness, type ReadinessReport } from "./health/readiness.js";
 import type { DispatchOptions, FlowHostOptions, WebhookProviderDefinition } from "./host-options.js";
 import { type HostLogger, hostLogger } from "./logger.js";
+import { type ResolvedOpenApiOptions, resolveOpenApiOptions } from "./openapi-options.js";
 import { requestEvents } from "./requests/event-log.js";
 import { scheduleRecovery } from "./requests/recovery.js";
 import { RequestRunner } from "./requests/request-runner.js";
@@ -56,6 +57,8 @@ export class FlowHost {
   /** Whether the HTTP layer writes one access line per request (`accessLog`). */
   readonly accessLog: boolean;
   readonly inspector: boolean;
+  /** What `GET /openapi.json` says of credentials and in `info` (the `openapi` option, checked). */
+  readonly openapi: ResolvedOpenApiOptions;
   readonly webhookProviders: Readonly<Record<string, WebhookProviderDefinition>>;
   readonly hostId: string;
   /** Who the caller is for a flow, and the owner checks of addressed routes. */
@@ -83,6 +86,7 @@ export class FlowHost {
     // Unfiltered state is for development only: on when told, never by default.
     this.inspector = options.inspector ?? process.env.NODE_ENV === "development";
     this.webhookProviders = { ...(options.webhookProviders ?? {}) };
+    this.openapi = resolveOpenApiOptions(options.openapi);
     this.hostId = options.hostId ?? `host-${randomUUID()}`;
     this.registry = new FlowRegistry(options.flows);
     checkCrossFlowSchemas(

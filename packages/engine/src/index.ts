@@ -17,6 +17,9 @@ export type {
   FlowHostOptions,
   InboundAdapter,
   InboundRoute,
+  OpenApiInfo,
+  OpenApiOptions,
+  OpenApiSecurityScheme,
   WebhookHeaders,
   WebhookProviderDefinition,
 } from "./host-options.js";

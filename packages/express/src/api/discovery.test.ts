@@ -11,7 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-/** Every route of the specification's Endpoints section and architecture §3 (the probes included), as OpenAPI path templates. */
+/**
+ * Every route of the specification's Endpoints section and architecture §3 (the probes included), as OpenAPI path
+ * templates; the routes that name a flow are documented once per flow of the lab (below), with their own schemas.
+ */
 const ROUTES: Record<string, string[]> = {
   "/healthz": ["get"],
   "/readyz": ["get"],
@@ -19,9 +22,6 @@ const ROUTES: Record<string, string[]> = {
   "/openapi.json": ["get"],
   "/sessions": ["get"],
   "/active-requests": ["get"],
-  "/{flowId}/sessions": ["post"],
-  "/{flowId}/actions/{action}": ["post"],
-  "/{flowKind}/webhooks/{provider}": ["post"],
   "/sessions/{sessionId}": ["get", "patch", "delete"],
   "/sessions/{sessionId}/requests": ["get"],
   "/sessions/{sessionId}/children": ["get"],
@@ -72,8 +72,20 @@ describe("GET /openapi.json", () => {
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
     expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
     expect(doc.servers).toEqual([{ url: "/api/flows" }]);
-    expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(ROUTES).sort());
-    for (const [path, methods] of Object.entries(ROUTES)) {
+    // Session creation and every action per flow (instance), each webhook provider per flow kind.
+    const perFlow: Record<string, string[]> = {};
+    for (const flow of s.host.registry.flows) {
+      perFlow[`/${flow.id}/sessions`] = ["post"];
+      for (const action of Object.keys(flow.definition.actions))
+        perFlow[`/${flow.id}/actions/${action}`] = ["post"];
+      for (const provider of Object.keys(flow.definition.webhooks))
+        perFlow[`/${flow.kind}/webhooks/${provider}`] = ["post"];
+    }
+    expect(perFlow).toHaveProperty(["/multi-a/actions/touch"]);
+    expect(perFlow).toHaveProperty(["/inbox/webhooks/signed"]);
+    const expected = { ...ROUTES, ...perFlow };
+    expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(expected).sort());
+    for (const [path, methods] of Object.entries(expected)) {
       expect(Object.keys(doc.paths[path] ?? {}).sort(), path).toEqual([...methods].sort());
     }
   });
@@ -103,9 +115,9 @@ describe("GET /openapi.json", () => {
     const doc = (await request(s.url).get(`${API}/openapi.json`).expect(200)).body;
     const op = (path: string, method: string) => doc.paths[path][method] as Operation;
     for (const [path, method] of [
-      ["/{flowId}/sessions", "post"],
-      ["/{flowId}/actions/{action}", "post"],
-      ["/{flowKind}/webhooks/{provider}", "post"],
+      ["/lab/sessions", "post"],
+      ["/lab/actions/touch", "post"],
+      ["/inbox/webhooks/signed", "post"],
       ["/sessions/{sessionId}/resources/{ref}", "post"],
       ["/sessions/{sessionId}/resources/{ref}/{topic}/content", "patch"],
     ] as const) {
@@ -113,7 +125,7 @@ describe("GET /openapi.json", () => {
         expect.arrayContaining(["413"]),
       );
     }
-    expect(op("/{flowKind}/webhooks/{provider}", "post").responses).toHaveProperty("400");
+    expect(op("/inbox/webhooks/signed", "post").responses).toHaveProperty("400");
     expect(op("/sessions/{sessionId}/resources/{ref}/{topic}/content", "patch").requestBody).toMatchObject({
       content: { "application/json": { schema: { $ref: "#/components/schemas/ItemContent" } } },
     });

@@ -20,7 +20,14 @@ export const flowRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/",
-    doc: { summary: "List flows", responses: { 200: jsonAnswer("Flows") } },
+    doc: {
+      operationId: "listFlows",
+      summary: "List flows",
+      auth: "none",
+      tag: "Discovery",
+      responses: { 200: jsonAnswer("Flows") },
+      errors: [413],
+    },
     handler: async (_req, _params, { host }) =>
       json(200, {
         flows: host.registry.flows.map((flow) => ({
@@ -35,7 +42,14 @@ export const flowRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/openapi.json",
-    doc: { summary: "This OpenAPI 3.1 description", responses: { 200: jsonAnswer("OpenAPI document") } },
+    doc: {
+      operationId: "getOpenApiDocument",
+      summary: "This OpenAPI 3.1 description",
+      auth: "none",
+      tag: "Discovery",
+      responses: { 200: jsonAnswer("OpenAPI document") },
+      errors: [413],
+    },
     handler: async (req, _params, { host, routes }) =>
       json(200, openApiDocument(host, routes, servedAt(req))),
   },

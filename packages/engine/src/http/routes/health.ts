@@ -33,10 +33,15 @@ export const healthRoutes: Route<HttpContext>[] = [
     path: "/healthz",
     probe: true,
     doc: {
+      operationId: "getLiveness",
       summary: "Liveness: the process answers",
+      auth: "none",
+      tag: "Health",
       responses: {
         200: jsonAnswer("Alive", { type: "object", properties: { status: { const: "ok" } } }),
       },
+      // A probe reads no body, but the engine holds every request to the body limit before any route runs.
+      errors: [413],
     },
     handler: async () => json(200, { status: "ok" }, NO_STORE),
   },
@@ -45,11 +50,15 @@ export const healthRoutes: Route<HttpContext>[] = [
     path: "/readyz",
     probe: true,
     doc: {
+      operationId: "getReadiness",
       summary: "Readiness: started, not draining, and the store answers in time",
+      auth: "none",
+      tag: "Health",
       responses: {
         200: jsonAnswer("Ready", READINESS_SCHEMA),
         503: jsonAnswer("Not ready: the checks name what failed", READINESS_SCHEMA),
       },
+      errors: [413],
     },
     handler: async (_request, _params, { host }) => {
       const report = await host.readiness();

@@ -2,6 +2,7 @@ import type { RequestRecord } from "@flowrt/core";
 import type { PageQuery } from "../../sessions/listing-cursor.js";
 import type { HttpContext } from "../context.js";
 import { lastEventId, streamResponse } from "../event-stream-response.js";
+import { schemaRef } from "../openapi-components.js";
 import { httpCaller, queryString, queryValues } from "../request-body.js";
 import { jsonAnswer, narrowing, SSE_ANSWER } from "../route-doc.js";
 import type { Route } from "../router.js";
@@ -81,6 +82,9 @@ export const requestRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/active-requests",
     doc: {
+      operationId: "listActiveRequests",
+      auth: "optional-principal",
+      tag: "Requests",
       summary:
         "List the caller's active requests, oldest first, a page at a time (never refused, as the session list)",
       parameters: [narrowing("userId"), ...PAGE_PARAMETERS],
@@ -99,7 +103,20 @@ export const requestRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/requests/:requestId",
-    doc: { summary: "Request status", responses: { 200: jsonAnswer("Request") }, errors: [401, 403, 404] },
+    doc: {
+      operationId: "getRequest",
+      auth: "principal",
+      tag: "Requests",
+      summary: "Request status",
+      responses: {
+        200: jsonAnswer("The request, with its output once completed", {
+          type: "object",
+          required: ["request"],
+          properties: { request: schemaRef("Request") },
+        }),
+      },
+      errors: [401, 403, 404],
+    },
     handler: async (req, { requestId }, { host }) =>
       json(200, { request: requestView(await host.getRequest(requestId!, httpCaller(req))) }),
   },
@@ -107,6 +124,9 @@ export const requestRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/requests/:requestId/stream",
     doc: {
+      operationId: "streamRequest",
+      auth: "principal",
+      tag: "Requests",
       summary: "Request event stream (resumes after Last-Event-ID or ?after=)",
       parameters: [
         { name: "after", in: "query", schema: { type: "integer", minimum: 0 } },
@@ -131,6 +151,9 @@ export const requestRoutes: Route<HttpContext>[] = [
     method: "POST",
     path: "/requests/:requestId/abort",
     doc: {
+      operationId: "abortRequest",
+      auth: "principal",
+      tag: "Requests",
       summary: "Abort a request",
       responses: { 202: jsonAnswer("{ status }") },
       errors: [401, 403, 404, 409, 415],
@@ -144,8 +167,11 @@ export const requestRoutes: Route<HttpContext>[] = [
     method: "POST",
     path: "/requests/:requestId/retry",
     doc: {
+      operationId: "retryRequest",
+      auth: "principal",
+      tag: "Requests",
       summary: "Re-run a request with the same input",
-      responses: { 202: jsonAnswer("{ requestId, sessionId }") },
+      responses: { 202: jsonAnswer("A new request with the same input", schemaRef("ActionAccepted")) },
       errors: [401, 403, 404, 409, 415, 503],
     },
     handler: async (req, { requestId }, { host }) => {

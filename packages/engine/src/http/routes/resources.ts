@@ -15,6 +15,9 @@ export const resourceRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: `${base}/content`,
     doc: {
+      operationId: "readResourceContent",
+      auth: "principal",
+      tag: "Resources",
       summary: "Single resource content",
       responses: { 200: jsonAnswer("{ content }") },
       errors: [401, 403, 404],
@@ -26,6 +29,9 @@ export const resourceRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: base,
     doc: {
+      operationId: "listCollectionItems",
+      auth: "principal",
+      tag: "Resources",
       summary: "List a collection page",
       parameters: [
         {
@@ -74,6 +80,9 @@ export const resourceRoutes: Route<HttpContext>[] = [
     method: "POST",
     path: base,
     doc: {
+      operationId: "createCollectionItem",
+      auth: "principal",
+      tag: "Resources",
       summary: "Create a collection item",
       requestBody: jsonBody("ItemCreate"),
       responses: { 201: jsonAnswer("Created") },
@@ -88,7 +97,14 @@ export const resourceRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: `${base}/*topic/content`,
-    doc: { summary: "Item content", responses: { 200: jsonAnswer("{ content }") }, errors: [401, 403, 404] },
+    doc: {
+      operationId: "readItemContent",
+      auth: "principal",
+      tag: "Resources",
+      summary: "Item content",
+      responses: { 200: jsonAnswer("{ content }") },
+      errors: [401, 403, 404],
+    },
     handler: async (req, { sessionId, ref, topic }, { host }) =>
       json(200, await (await host.resourceApi(sessionId!, httpCaller(req))).readItemContent(ref!, topic!)),
   },
@@ -96,6 +112,9 @@ export const resourceRoutes: Route<HttpContext>[] = [
     method: "PATCH",
     path: `${base}/*topic/content`,
     doc: {
+      operationId: "replaceItemContent",
+      auth: "principal",
+      tag: "Resources",
       summary: "Replace item content",
       requestBody: jsonBody("ItemContent", true),
       responses: { 200: jsonAnswer("Updated") },
@@ -111,6 +130,9 @@ export const resourceRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: `${base}/*topic`,
     doc: {
+      operationId: "readItem",
+      auth: "principal",
+      tag: "Resources",
       summary: "Item state (clientData)",
       pathParams: { topic: "item key; encode '/' as %2F" },
       responses: { 200: jsonAnswer("Item") },
@@ -123,6 +145,9 @@ export const resourceRoutes: Route<HttpContext>[] = [
     method: "DELETE",
     path: `${base}/*topic`,
     doc: {
+      operationId: "deleteItem",
+      auth: "principal",
+      tag: "Resources",
       summary: "Delete an item (200 when missing)",
       responses: { 200: jsonAnswer("Deleted") },
       errors: [401, 403, 404, 409, 415, 503],

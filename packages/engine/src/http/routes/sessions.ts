@@ -1,8 +1,18 @@
 import { FlowError, type JsonObject, type SessionRecord } from "@flowrt/core";
+import type { FlowHost } from "../../host.js";
 import { MAX_SESSION_METADATA_BYTES, MAX_SESSION_TITLE_LENGTH } from "../../sessions/session-patch.js";
 import type { HttpContext } from "../context.js";
+import { schemaRef } from "../openapi-components.js";
+import { pascal } from "../openapi-schemas.js";
 import { httpCaller, optionalString, parseObjectBody, queryValues } from "../request-body.js";
-import { jsonAnswer, jsonBody, narrowing } from "../route-doc.js";
+import {
+  ANY_OBJECT,
+  jsonAnswer,
+  jsonBody,
+  narrowing,
+  type RouteOperation,
+  type UniqueOperationId,
+} from "../route-doc.js";
 import type { Route } from "../router.js";
 import { json } from "../types.js";
 import { PAGE_PARAMETERS, pageQuery, requestSummaryView } from "./requests.js";
@@ -22,6 +32,10 @@ export function sessionView(session: SessionRecord) {
   };
 }
 
+/** `{ session }`, as `GET`, `PATCH` and `POST` answer one (the `Session` component is `sessionView`). */
+const ONE_SESSION = { type: "object", required: ["session"], properties: { session: schemaRef("Session") } };
+const SESSIONS = { type: "array", items: schemaRef("Session") };
+
 /** The body of `PATCH /sessions/:id` (see `sessions/session-patch.ts` for its limits). */
 const SESSION_CHANGE_SCHEMA = {
   type: "object",
@@ -33,7 +47,7 @@ const SESSION_CHANGE_SCHEMA = {
       description: "The new title; null removes it.",
     },
     metadata: {
-      type: "object",
+      ...ANY_OBJECT,
       description: `Merged into the stored metadata one level deep; a key set to null is removed. At most ${MAX_SESSION_METADATA_BYTES} bytes of JSON once merged.`,
     },
   },
@@ -55,16 +69,63 @@ const REMOVAL_SCHEMA = {
   },
 };
 
+/** The body of `POST /:flowId/sessions`; `userId` and `orgId` only where no resolver governs the flow. */
+function sessionCreateSchema(bodyIdentity: boolean) {
+  return {
+    type: "object",
+    properties: {
+      sessionId: {
+        type: "string",
+        description: "Its id; a new one when absent (409 session-exists if taken).",
+      },
+      title: { type: "string", maxLength: MAX_SESSION_TITLE_LENGTH },
+      metadata: ANY_OBJECT,
+      ...(bodyIdentity
+        ? {
+            userId: {
+              type: "string",
+              description: "The owner: read only because no resolver governs the flow.",
+            },
+            orgId: {
+              type: "string",
+              description: "The session's org for life: read only because no resolver governs the flow.",
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+/** One session-creating operation per flow (`POST /notebook/sessions`, `createNotebookSession`). */
+function sessionCreateOperations(host: FlowHost, unique: UniqueOperationId): RouteOperation[] {
+  return host.registry.flows.map((flow) => ({
+    params: { flowId: flow.id },
+    operationId: unique(`create${pascal(flow.id)}Session`),
+    summary: `Create a session of ${flow.id}`,
+    requestBody: jsonBody(sessionCreateSchema(!host.hasResolver(flow))),
+    flow,
+  }));
+}
+
 /** Sessions: the caller's list, one session and what hangs off it, and creating one. */
 export const sessionRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/sessions",
     doc: {
+      operationId: "listSessions",
+      auth: "optional-principal",
+      tag: "Sessions",
       summary:
         "List the caller's sessions, newest first, a page at a time (never refused: an unidentified caller gets an empty list)",
       parameters: [narrowing("userId"), narrowing("flowId"), ...PAGE_PARAMETERS],
-      responses: { 200: jsonAnswer("{ sessions, nextCursor }") },
+      responses: {
+        200: jsonAnswer("A page of sessions; nextCursor is null on the last page", {
+          type: "object",
+          required: ["sessions", "nextCursor"],
+          properties: { sessions: SESSIONS, nextCursor: { type: ["string", "null"] } },
+        }),
+      },
       errors: [400],
     },
     handler: async (req, _params, { host }) => {
@@ -83,7 +144,14 @@ export const sessionRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/sessions/:sessionId",
-    doc: { summary: "Read a session", responses: { 200: jsonAnswer("Session") }, errors: [401, 403, 404] },
+    doc: {
+      operationId: "getSession",
+      auth: "principal",
+      tag: "Sessions",
+      summary: "Read a session",
+      responses: { 200: jsonAnswer("The session", ONE_SESSION) },
+      errors: [401, 403, 404],
+    },
     handler: async (req, { sessionId }, { host }) =>
       json(200, { session: sessionView(await host.getSession(sessionId!, httpCaller(req))) }),
   },
@@ -91,13 +159,16 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "PATCH",
     path: "/sessions/:sessionId",
     doc: {
+      operationId: "updateSession",
+      auth: "principal",
+      tag: "Sessions",
       summary:
         "Rename a session or change its metadata (merged one level deep; null removes a key); answers { session } as GET does",
       requestBody: {
         required: true,
         content: { "application/json": { schema: SESSION_CHANGE_SCHEMA } },
       },
-      responses: { 200: jsonAnswer("Session") },
+      responses: { 200: jsonAnswer("The session", ONE_SESSION) },
       errors: [400, 401, 403, 404, 413, 415, 503],
     },
     handler: async (req, { sessionId }, { host }) => {
@@ -110,6 +181,9 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "DELETE",
     path: "/sessions/:sessionId",
     doc: {
+      operationId: "deleteSession",
+      auth: "principal",
+      tag: "Sessions",
       summary:
         "Delete a session: aborts its running requests, removes it, the sessions beneath it and everything stored under them; a second DELETE is 404",
       responses: {
@@ -128,6 +202,9 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/sessions/:sessionId/requests",
     doc: {
+      operationId: "listSessionRequests",
+      auth: "principal",
+      tag: "Sessions",
       summary: "The requests that ran in a session, newest first, a page at a time",
       parameters: PAGE_PARAMETERS,
       responses: { 200: jsonAnswer("{ requests, nextCursor }") },
@@ -142,8 +219,17 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/sessions/:sessionId/children",
     doc: {
+      operationId: "listChildSessions",
+      auth: "principal",
+      tag: "Sessions",
       summary: "Sessions started beneath a conversation",
-      responses: { 200: jsonAnswer("Sessions") },
+      responses: {
+        200: jsonAnswer("The sessions beneath it", {
+          type: "object",
+          required: ["sessions"],
+          properties: { sessions: SESSIONS },
+        }),
+      },
       errors: [401, 403, 404],
     },
     handler: async (req, { sessionId }, { host }) => {
@@ -154,13 +240,27 @@ export const sessionRoutes: Route<HttpContext>[] = [
   {
     method: "GET",
     path: "/sessions/:sessionId/manifest",
-    doc: { summary: "Resource manifest", responses: { 200: jsonAnswer("ResourceManifest") }, errors: [404] },
+    doc: {
+      operationId: "getSessionManifest",
+      auth: "none",
+      tag: "Sessions",
+      summary: "Resource manifest",
+      responses: { 200: jsonAnswer("ResourceManifest") },
+      errors: [404],
+    },
     handler: async (_req, { sessionId }, { host }) => json(200, await host.manifest(sessionId!)),
   },
   {
     method: "GET",
     path: "/sessions/:sessionId/state",
-    doc: { summary: "Session snapshot", responses: { 200: jsonAnswer("Snapshot") }, errors: [401, 403, 404] },
+    doc: {
+      operationId: "getSessionState",
+      auth: "principal",
+      tag: "Sessions",
+      summary: "Session snapshot",
+      responses: { 200: jsonAnswer("Snapshot") },
+      errors: [401, 403, 404],
+    },
     handler: async (req, { sessionId }, { host }) =>
       json(200, await host.snapshot(sessionId!, httpCaller(req))),
   },
@@ -168,6 +268,9 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "GET",
     path: "/sessions/:sessionId/debug",
     doc: {
+      operationId: "getSessionDebug",
+      auth: "principal",
+      tag: "Sessions",
       summary: "Development inspector (unfiltered)",
       responses: { 200: jsonAnswer("State") },
       errors: [401, 403, 404],
@@ -179,9 +282,12 @@ export const sessionRoutes: Route<HttpContext>[] = [
     method: "POST",
     path: "/:flowId/sessions",
     doc: {
+      operationId: "createSession",
+      auth: "principal",
+      tag: "Sessions",
       summary: "Create a session",
-      requestBody: jsonBody("SessionCreate"),
-      responses: { 201: jsonAnswer("Created") },
+      operations: sessionCreateOperations,
+      responses: { 201: jsonAnswer("The session, created", ONE_SESSION) },
       errors: [400, 401, 403, 404, 409, 413, 415, 503],
     },
     handler: async (req, { flowId }, { host }) => {

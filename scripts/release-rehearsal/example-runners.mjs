@@ -13,14 +13,18 @@ import { startServer } from "./start-server.mjs";
  * @property {Map<string, Promise<string>>} folders the install folders of this Node, by plan id, once installed
  */
 
-/** Writes `files` into the install folder and runs `node <entry>` there; answers its stdout. */
+/**
+ * Writes `files` into the install folder and runs `node <entry> [...args]` there; answers its stdout.
+ *
+ * @param {ExampleContext} ctx
+ * @param {Record<string, string>} files
+ * @param {string | string[]} entry the file to run, or it and its arguments
+ * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ */
 export async function runScript(ctx, files, entry, { env = {}, timeoutMs = 120_000 } = {}) {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(ctx.dir, name), text);
-  const { stdout } = await mustRun(ctx.node, [entry], {
-    cwd: ctx.dir,
-    env: { ...ctx.env, ...env },
-    timeoutMs,
-  });
+  const args = Array.isArray(entry) ? entry : [entry];
+  const { stdout } = await mustRun(ctx.node, args, { cwd: ctx.dir, env: { ...ctx.env, ...env }, timeoutMs });
   return stdout;
 }
 

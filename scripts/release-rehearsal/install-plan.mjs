@@ -176,14 +176,14 @@ export const installPlan = [
     id: "express",
     alone: "@flowrt/express",
     extras: (installed) => readmeInstall(installed("@flowrt/express")),
-    label: "express + engine + core + store-memory + express + zod (README)",
+    label: "@flowrt/express + engine + core + store-memory + express + zod (README)",
     maxBytes: 15e6,
     example: (ctx) => serveExpressExample(ctx, readmeExample(ctx.installed("@flowrt/express"))),
   },
   {
     id: "express-fs",
     combination: [...EXPRESS_COMBINATION, "@flowrt/store-fs"],
-    label: "express + engine + core + store-fs + express + zod",
+    label: "@flowrt/express + engine + core + store-fs + express + zod",
     note: "the express README's example with store-fs's README constructor, `createFsStores({ dir: \".data/flowrt\" })`",
     example: (ctx) =>
       expressExampleOn(ctx, {
@@ -194,7 +194,7 @@ export const installPlan = [
   {
     id: "express-postgres",
     combination: [...EXPRESS_COMBINATION, "@flowrt/store-postgres"],
-    label: "express + engine + core + store-postgres + express + zod",
+    label: "@flowrt/express + engine + core + store-postgres + express + zod",
     note:
       "the express README's example with store-postgres's README constructor, " +
       "`createPostgresStores({ connectionString: process.env.DATABASE_URL! })` (host.start() runs setup())",

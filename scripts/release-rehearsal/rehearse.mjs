@@ -15,7 +15,7 @@ import { installPlan } from "./install-plan.mjs";
 import { installSize, megabytes, sizeTable } from "./install-size.mjs";
 import { mapLimit } from "./map-limit.mjs";
 import { publishWorkspace } from "./publish-workspace.mjs";
-import { mustRun, tail } from "./run-command.mjs";
+import { killAll, mustRun, tail } from "./run-command.mjs";
 import { startVerdaccio } from "./start-verdaccio.mjs";
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -63,6 +63,7 @@ function userEnv() {
 let verdaccio;
 let databases;
 const stopOnSignal = async () => {
+  killAll();
   await verdaccio?.stop();
   process.exit(130);
 };

@@ -1,5 +1,30 @@
 import { spawn } from "node:child_process";
 
+/** The process groups started here and still running, ended by `killAll()` when the rehearsal is interrupted. */
+const running = new Set();
+
+/**
+ * `spawn`, in a process group of its own (so that ending it ends what it started, `npx`'s child included),
+ * remembered until it exits.
+ *
+ * @param {string} command
+ * @param {string[]} args
+ * @param {import("node:child_process").SpawnOptions} options
+ */
+export function spawnGroup(command, args, options) {
+  const child = spawn(command, args, { ...options, detached: true });
+  if (child.pid !== undefined) {
+    running.add(child.pid);
+    child.once("exit", () => running.delete(child.pid));
+  }
+  return child;
+}
+
+/** Ends every process group this script started that is still running. */
+export function killAll() {
+  for (const pid of running) killGroup(pid);
+}
+
 /**
  * Runs a command to its end and answers its exit code and output. A command still running after
  * `timeoutMs` is killed (its whole process group) and answers code `null`.
@@ -11,7 +36,7 @@ import { spawn } from "node:child_process";
  */
 export function runCommand(command, args, { cwd, env, timeoutMs = 180_000 } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnGroup(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk) => {

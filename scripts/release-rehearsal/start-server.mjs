@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { killGroup, tail } from "./run-command.mjs";
+import { killGroup, spawnGroup, tail } from "./run-command.mjs";
 
 /**
  * Starts a long-running command (a server) and waits until its output matches `banner`; answers the
@@ -11,7 +10,7 @@ import { killGroup, tail } from "./run-command.mjs";
  * @returns {Promise<{ url: string, output: () => string, stop: () => Promise<void> }>}
  */
 export async function startServer(command, args, { cwd, env, banner, timeoutMs = 60_000 }) {
-  const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnGroup(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise((resolve) => child.once("close", resolve));
   const stop = async () => {

@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { killGroup, tail } from "./run-command.mjs";
+import { killGroup, spawnGroup, tail } from "./run-command.mjs";
 
 /** A free loopback port (the OS picks it; the short race until Verdaccio binds it is accepted). */
 function freePort() {
@@ -67,11 +66,14 @@ export async function startVerdaccio({ verdaccio, storageDir, runDir, uplink }) 
   );
   const logFile = join(runDir, "verdaccio.log");
   const log = openSync(logFile, "w");
-  const child = spawn(process.execPath, [verdaccio, "--config", config, "--listen", `127.0.0.1:${port}`], {
-    cwd: runDir,
-    detached: true,
-    stdio: ["ignore", log, log],
-  });
+  const child = spawnGroup(
+    process.execPath,
+    [verdaccio, "--config", config, "--listen", `127.0.0.1:${port}`],
+    {
+      cwd: runDir,
+      stdio: ["ignore", log, log],
+    },
+  );
   const exited = new Promise((resolve) => child.once("close", resolve));
   const stop = async () => {
     killGroup(child.pid, "SIGTERM");

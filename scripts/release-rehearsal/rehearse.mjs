@@ -17,6 +17,7 @@ import { mapLimit } from "./map-limit.mjs";
 import { publishWorkspace } from "./publish-workspace.mjs";
 import { killAll, mustRun, tail } from "./run-command.mjs";
 import { startVerdaccio } from "./start-verdaccio.mjs";
+import { takeLock } from "./take-lock.mjs";
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const root = join(tmpdir(), "flowrt-rehearsal");
@@ -60,24 +61,36 @@ function userEnv() {
   return env;
 }
 
+/** This process's environment without what pnpm set for it (npm would warn about `verify-deps-before-run`). */
+function withoutPnpm() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^pnpm_|^npm_command$|^npm_config_(user_agent|verify_deps_before_run)$/i.test(key)) delete env[key];
+  }
+  return env;
+}
+
 let verdaccio;
 let databases;
+let releaseLock;
 const stopOnSignal = async () => {
   killAll();
   await verdaccio?.stop();
+  releaseLock?.();
   process.exit(130);
 };
 process.once("SIGINT", stopOnSignal);
 process.once("SIGTERM", stopOnSignal);
 
 try {
+  releaseLock = takeLock(join(root, "rehearsal.lock"));
   rmSync(runDir, { recursive: true, force: true });
   mkdirSync(runDir, { recursive: true });
 
-  const tools = await ensureTools(join(root, "tools"), process.env);
+  const tools = await ensureTools(join(root, "tools"), withoutPnpm());
   log(`tools ${tools.reused ? "reused" : "installed"} in ${join(root, "tools")}: verdaccio, node 22`);
 
-  const uplink = (await mustRun("npm", ["config", "get", "registry"])).stdout.trim();
+  const uplink = (await mustRun("npm", ["config", "get", "registry"], { env: withoutPnpm() })).stdout.trim();
   verdaccio = await startVerdaccio({
     verdaccio: tools.verdaccio,
     storageDir: join(root, "verdaccio-storage"),
@@ -117,6 +130,15 @@ if (sizes.length > 0) {
   if (tableOut) writeFileSync(tableOut, `${table}\n`);
 }
 for (const failure of failures) process.stdout.write(`FAILED ${failure.split("\n")[0]}\n`);
+if (failures.length === 0) {
+  // A passing run leaves no install behind (about 0.7 GB); a failing one keeps them to look into.
+  for (const planned of installPlan) {
+    for (const major of [24, 22])
+      rmSync(join(root, `${planned.id}-node${major}`), { recursive: true, force: true });
+  }
+  rmSync(runDir, { recursive: true, force: true });
+}
+releaseLock?.();
 log(`release rehearsal ${failures.length === 0 ? "passed" : `failed (${failures.length})`}`);
 process.exit(failures.length === 0 ? 0 : 1);
 

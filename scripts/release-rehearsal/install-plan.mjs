@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { expectOutput, notebookCalls, runScript, withServer } from "./example-runners.mjs";
 import { readmeExample, replaceOnce } from "./readme-example.mjs";
-import { readmeInstall } from "./readme-install.mjs";
 import { mustRun } from "./run-command.mjs";
 
 /** @typedef {import("./example-runners.mjs").ExampleContext} ExampleContext */
@@ -12,8 +11,9 @@ import { mustRun } from "./run-command.mjs";
  * @typedef {object} PlannedInstall
  * @property {string} id the folder's name (before `-node<major>`)
  * @property {string} [alone] a package installed alone first (measured, then imported)
- * @property {(installed: (name: string) => string) => string[]} [extras] what is then installed beside it,
- *   as its README says (read from the published README when a function of the installed folders)
+ * @property {string[]} [extras] what is then installed beside it: what its README's install lines name for
+ *   its example (checked against the published README, unless `extrasFromExample`)
+ * @property {boolean} [extrasFromExample] the extras are named by the example itself, not an install line
  * @property {string[]} [combination] installed at once in a fresh folder, when there is no `alone`
  * @property {string} label the size table's row for the full install
  * @property {number} [maxBytes] the full install fails the rehearsal above this size
@@ -69,7 +69,7 @@ export const installPlan = [
   {
     id: "auth",
     alone: "@flowrt/auth",
-    extras: (installed) => readmeInstall(installed("@flowrt/auth")),
+    extras: ["@flowrt/core", "jose"],
     label: "auth + core + jose (README)",
     example: async (ctx) =>
       expectOutput(
@@ -82,7 +82,7 @@ export const installPlan = [
     id: "cli",
     alone: "@flowrt/cli",
     // The README's first and last install lines: the default store (memory) and what a flows module imports.
-    extras: () => ["@flowrt/store-memory", "@flowrt/core", "zod"],
+    extras: ["@flowrt/store-memory", "@flowrt/core", "zod"],
     label: "cli + store-memory + core + zod (README)",
     note: "`npx flowrt serve ./flows.ts` as the README writes it, with `--port 0` so parallel runs do not collide",
     example: (ctx) =>
@@ -132,7 +132,7 @@ export const installPlan = [
   {
     id: "core",
     alone: "@flowrt/core",
-    extras: (installed) => readmeInstall(installed("@flowrt/core")),
+    extras: ["zod", "@ai-sdk/openai"],
     label: "core + zod + @ai-sdk/openai (README)",
     note:
       "the example defines flows and exports them; they are imported and listed (its generator would need an " +
@@ -154,7 +154,8 @@ export const installPlan = [
   {
     id: "engine",
     alone: "@flowrt/engine",
-    extras: (installed) => readmeInstall(installed("@flowrt/engine")),
+    // Not `ai`, which the README installs only for generator blocks: the example runs none.
+    extras: ["@flowrt/core", "@flowrt/store-memory", "zod"],
     label: "engine + core + store-memory + zod (README)",
     note: "the example exports `main()`; it is imported and called, and its result printed",
     example: async (ctx) =>
@@ -175,7 +176,7 @@ export const installPlan = [
   {
     id: "express",
     alone: "@flowrt/express",
-    extras: (installed) => readmeInstall(installed("@flowrt/express")),
+    extras: ["@flowrt/engine", "@flowrt/core", "@flowrt/store-memory", "express", "zod"],
     label: "@flowrt/express + engine + core + store-memory + express + zod (README)",
     maxBytes: 15e6,
     example: (ctx) => serveExpressExample(ctx, readmeExample(ctx.installed("@flowrt/express"))),
@@ -210,8 +211,9 @@ export const installPlan = [
   {
     id: "store-conformance",
     alone: "@flowrt/store-conformance",
-    // The example's own comment names the store it runs against; vitest, its peer, comes with it.
-    extras: () => ["@flowrt/store-memory"],
+    // The example's own import names the store it runs against; vitest, its peer, comes with it.
+    extras: ["@flowrt/store-memory"],
+    extrasFromExample: true,
     label: "store-conformance (+ vitest, its peer) + store-memory",
     note: "the README's `my-store.conformance.test.ts`, run with `npx vitest run` as the README says",
     example: async (ctx) => {
@@ -275,7 +277,7 @@ export const installPlan = [
   {
     id: "webhooks",
     alone: "@flowrt/webhooks",
-    extras: (installed) => readmeInstall(installed("@flowrt/webhooks")),
+    extras: ["@flowrt/engine", "@flowrt/core"],
     label: "webhooks + engine + core (README)",
     note:
       'the README\'s "Standalone (runnable)" example: the first block is a fragment of an app (its `flows`, ' +

@@ -15,6 +15,7 @@ import { installPlan } from "./install-plan.mjs";
 import { installSize, megabytes, sizeTable } from "./install-size.mjs";
 import { mapLimit } from "./map-limit.mjs";
 import { publishWorkspace } from "./publish-workspace.mjs";
+import { readmeInstall } from "./readme-install.mjs";
 import { killAll, mustRun, tail } from "./run-command.mjs";
 import { startVerdaccio } from "./start-verdaccio.mjs";
 import { takeLock } from "./take-lock.mjs";
@@ -212,7 +213,12 @@ async function rehearseOn(node, published, databaseUrl) {
           { cwd: dir, env },
         );
         log(`${tag} npm install ${planned.alone}: ${summary}; import: ${stdout.trim()} exports`);
-        names = (planned.extras?.(installed) ?? []).filter((name) => name !== planned.alone);
+        names = planned.extras ?? [];
+        const named = readmeInstall(installed(planned.alone));
+        const unnamed = names.filter((name) => !named.includes(name));
+        if (!planned.extrasFromExample && unnamed.length > 0) {
+          throw new Error(`the README's install lines no longer name ${unnamed.join(", ")}`);
+        }
       } else {
         names = planned.combination;
       }

@@ -6,10 +6,10 @@
 //
 // Exits 1 when anything fails, the size limit of `installPlan` included. See README.md beside this file.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createDatabases } from "./create-databases.mjs";
 import { ensureTools } from "./ensure-tools.mjs";
 import { installPlan } from "./install-plan.mjs";
 import { installSize, megabytes, sizeTable } from "./install-size.mjs";
@@ -113,7 +113,10 @@ try {
     { major: 24, bin: process.execPath },
     { major: 22, bin: tools.node22 },
   ];
-  databases = await createDatabases(nodes.map((node) => `flowrt_rehearsal_node${node.major}`));
+  databases = await createDatabases(
+    repoDir,
+    nodes.map((node) => `flowrt_rehearsal_node${node.major}`),
+  );
   writeFileSync(join(runDir, "npmrc"), "");
   await Promise.all(nodes.map((node) => rehearseOn(node, published, databases.urls.shift())));
 } catch (error) {
@@ -237,34 +240,4 @@ async function rehearseOn(node, published, databaseUrl) {
       log(`${tag} FAILED: ${tail(error.message, 25)}`);
     }
   });
-}
-
-/**
- * One database per Node on the server DATABASE_URL names (dropped first if a run left it), so that the
- * Postgres examples never touch the tables of the tests; answers their URLs and a `drop()` for the end.
- */
-async function createDatabases(names) {
-  if (!process.env.DATABASE_URL) return { urls: names.map(() => undefined), drop: async () => {} };
-  const pg = createRequire(join(repoDir, "packages", "store-postgres", "package.json"))("pg");
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  const run = async (sql) => {
-    await admin.query(sql);
-  };
-  for (const name of names) {
-    await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await run(`CREATE DATABASE ${name}`);
-  }
-  const urls = names.map((name) => {
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    return url.toString();
-  });
-  return {
-    urls,
-    drop: async () => {
-      for (const name of names) await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await admin.end();
-    },
-  };
 }

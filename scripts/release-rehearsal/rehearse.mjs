@@ -134,14 +134,6 @@ if (sizes.length > 0) {
   if (tableOut) writeFileSync(tableOut, `${table}\n`);
 }
 for (const failure of failures) process.stdout.write(`FAILED ${failure.split("\n")[0]}\n`);
-if (failures.length === 0) {
-  // A passing run leaves no install behind (about 0.7 GB); a failing one keeps them to look into.
-  for (const planned of installPlan) {
-    for (const major of [24, 22])
-      rmSync(join(root, `${planned.id}-node${major}`), { recursive: true, force: true });
-  }
-  rmSync(runDir, { recursive: true, force: true });
-}
 releaseLock?.();
 log(`release rehearsal ${failures.length === 0 ? "passed" : `failed (${failures.length})`}`);
 process.exit(failures.length === 0 ? 0 : 1);

@@ -209,6 +209,42 @@ export const installPlan = [
       ),
   },
   {
+    id: "mcp",
+    alone: "@flowrt/mcp",
+    // The install line names the host packages; the example also serves them over Express with a bearer check.
+    extras: [
+      "@flowrt/engine",
+      "@flowrt/core",
+      "zod",
+      "@flowrt/auth",
+      "@flowrt/express",
+      "@flowrt/store-memory",
+      "express",
+    ],
+    extrasFromExample: true,
+    label: "mcp + engine + core + auth + express adapter + store-memory + express + zod (README)",
+    note: "the example serves the endpoint; an MCP SDK client (drivers/mcp-client.mjs) lists the tools and calls one",
+    example: async (ctx) => {
+      writeFileSync(join(ctx.dir, "example.mts"), readmeExample(ctx.installed("@flowrt/mcp")));
+      writeFileSync(join(ctx.dir, "mcp-client.mjs"), driver("mcp-client.mjs"));
+      return expectOutput(
+        await withServer(
+          ctx.node,
+          ["example.mts"],
+          {
+            cwd: ctx.dir,
+            env: { ...ctx.env, PORT: "0" },
+            banner: /MCP endpoint on (\S+)\n/,
+          },
+          async (url) =>
+            (await mustRun(ctx.node, ["mcp-client.mjs", url], { cwd: ctx.dir, env: ctx.env })).stdout,
+        ),
+        /tools: notebook\.addNote/,
+        /call: \{"requestId":"[^"]+","sessionId":"[^"]+","output":\{"ok":true\}\}/,
+      );
+    },
+  },
+  {
     id: "store-conformance",
     alone: "@flowrt/store-conformance",
     // The example's own import names the store it runs against; vitest, its peer, comes with it.

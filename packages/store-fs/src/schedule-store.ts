@@ -72,7 +72,7 @@ export class FsScheduleStore implements ScheduleStore {
     assertTick(tick);
     assertClaim(claim, now);
     await this.ctx.ready();
-    return this.change(tick.flowId, tick.schedule, (ticks) => {
+    return this.change<TickClaimResult>(tick.flowId, tick.schedule, (ticks) => {
       const stored = ticks.find((t) => t.at === tick.at);
       if (stored === undefined) {
         const newest = ticks.reduce<ScheduleTickRecord | undefined>(

@@ -73,11 +73,6 @@ export class Scheduler {
     while (this.running.size > 0) await Promise.all([...this.running]);
   }
 
-  /** The next tick of `schedule` after now (ms since the epoch), or `null`. */
-  static nextTick(schedule: HostedSchedule, now = Date.now()): number | null {
-    return schedule.cron.next(now);
-  }
-
   private timer(delayMs: number, run: () => void): void {
     if (this.stopped) return;
     const timer = setTimeout(

@@ -231,6 +231,7 @@ export class FlowHost {
     if (schedules.length > 0) {
       const runs = {
         stores: this.stores,
+        access: this.access,
         registry: this.registry,
         sessions: this.sessions,
         runner: this.runner,

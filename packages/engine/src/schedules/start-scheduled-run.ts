@@ -9,8 +9,8 @@ import {
   type ScheduledTick,
   type SessionRecord,
 } from "@flowrt/core";
+import type { AccessControl } from "../access/access-control.js";
 import { assertAddress, assertBinding } from "../access/ownership.js";
-import { assertedPrincipal } from "../access/principal.js";
 import { parseBlockInput } from "../execution/blocks/validate-io.js";
 import type { FlowRegistry, RegisteredFlow } from "../flows/registry.js";
 import { describeError, type HostLogger } from "../logger.js";
@@ -21,6 +21,7 @@ import type { SessionService } from "../sessions/session-service.js";
 /** What starting a scheduled run needs of the host. */
 export interface ScheduledRunDeps {
   stores: FlowStores;
+  access: AccessControl;
   registry: FlowRegistry;
   sessions: SessionService;
   runner: RequestRunner;
@@ -43,7 +44,12 @@ export async function startScheduledRun(
   requestId: string,
 ): Promise<RequestRecord> {
   const tick: ScheduledTick = { schedule: schedule.name, scheduledAt: new Date(at).toISOString() };
-  const principal = assertedPrincipal(flow.definition, schedule.principal);
+  // The asserted-principal path of custom inbound adapters and webhooks: a caller of source `scheduled` naming its
+  // principal, which wins over every resolver (none is asked).
+  const { principal } = await deps.access.principalFor(flow, {
+    source: "scheduled",
+    principal: { ...schedule.principal },
+  });
   const request = (session: SessionRecord): NewRequest => ({
     id: requestId,
     flow,

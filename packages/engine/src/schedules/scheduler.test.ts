@@ -285,6 +285,68 @@ describe("catch-up after downtime", () => {
   });
 });
 
+describe("a host that died holding a claim", () => {
+  it("catch-up at the next start takes the lapsed, unfired claim over and fires the tick once", async () => {
+    const stores = createMemoryStores();
+    const dueAt = Date.parse("2026-01-01T04:00:00Z");
+    // A host claimed 04:00 and died before firing it (and had fired 03:00 before).
+    const tick = (at: number) => ({ flowId: "clock", schedule: "hourly", at });
+    const earlier = dueAt - 3_600_000;
+    await stores.schedules.claimTick(tick(earlier), { hostId: "dead", until: earlier + 1_000 }, earlier);
+    await stores.schedules.fireTick(tick(earlier), 1, "request-0300");
+    await stores.schedules.claimTick(tick(dueAt), { hostId: "dead", until: dueAt + 1_000 }, dueAt);
+    vi.setSystemTime(Date.parse("2026-01-01T04:30:00Z"));
+    await startHost([clockFlow({ hourly: { cron: "0 * * * *" } })], stores, { hostId: "next" });
+    await settleAll();
+    const requests = await scheduledRequests(stores);
+    expect(requests.map((r) => [scheduledAt(r), r.status])).toEqual([
+      ["2026-01-01T04:00:00.000Z", "completed"],
+    ]);
+    expect(await stores.schedules.latestTick("clock", "hourly")).toMatchObject({
+      epoch: 2,
+      claim: { hostId: "next" },
+      requestId: requests[0]!.id,
+    });
+  });
+});
+
+describe("closing", () => {
+  it("close() waits for a tick being fired: its request is stored and run before the host has drained", async () => {
+    vi.setSystemTime(Date.parse("2026-01-01T00:00:30Z"));
+    const stores = createMemoryStores();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let claiming = false;
+    const slow: FlowStores = {
+      ...stores,
+      schedules: {
+        claimTick: async (...args) => {
+          claiming = true;
+          await released;
+          return stores.schedules.claimTick(...args);
+        },
+        fireTick: (...args) => stores.schedules.fireTick(...args),
+        latestTick: (...args) => stores.schedules.latestTick(...args),
+      },
+    };
+    const host = await startHost([clockFlow({ everyMinute: { cron: "* * * * *" } })], slow);
+    await advance(30_000);
+    expect(claiming).toBe(true);
+    let closed = false;
+    const closing = host.close().then(() => {
+      closed = true;
+    });
+    await settleAll();
+    expect(closed, "close waits for the tick being fired").toBe(false);
+    release();
+    await closing;
+    const [request] = await scheduledRequests(stores);
+    expect(request).toMatchObject({ status: "completed", output: { ranFor: "2026-01-01T00:01:00.000Z" } });
+  });
+});
+
 describe("several hosts on one store", () => {
   it("two hosts, ten per-second ticks: each tick runs once", async () => {
     vi.setSystemTime(Date.parse("2026-01-01T00:00:00.500Z"));

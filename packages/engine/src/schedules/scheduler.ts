@@ -146,7 +146,7 @@ export class Scheduler {
         }
         return;
       }
-      if (this.stopped) return;
+      // Claimed: fired even if the host began closing meanwhile (`stop()` waits for it, and the runner drains after).
       const requestId = newId();
       try {
         await stores.schedules.fireTick(tick, claimed.record.epoch, requestId);

@@ -86,3 +86,10 @@ export {
   type RetentionOptions,
   resolveRetention,
 } from "./store/retention.js";
+export type {
+  ScheduleStore,
+  ScheduleTick,
+  ScheduleTickRecord,
+  TickClaim,
+  TickClaimResult,
+} from "./store/schedule-store.js";

@@ -72,7 +72,10 @@ export interface FlowHostOptions {
    * development only: they may name file paths, queries or secrets. The `errorId` is there either way. @default false
    */
   exposeErrors?: boolean;
-  /** How long a running request's claim holds without renewal; a lapsed claim is taken over. @default 30_000 */
+  /**
+   * How long a running request's claim holds without renewal; a lapsed claim is taken over. Also how long a claim on a
+   * schedule's tick holds before another host may take the tick over (see `src/schedules/README.md`). @default 30_000
+   */
   leaseMs?: number;
   /**
    * How often the host looks for durable work left by other hosts (or by this host's previous process).

@@ -27,6 +27,9 @@ import { scheduleRecovery } from "./requests/recovery.js";
 import { RequestRunner } from "./requests/request-runner.js";
 import { RetentionSchedule } from "./requests/retention.js";
 import { checkCrossFlowSchemas, editableTemplateWarnings } from "./resources/index.js";
+import { listSchedules, type ScheduleView } from "./schedules/schedule-listing.js";
+import { type HostedSchedule, hostedSchedules, Scheduler } from "./schedules/scheduler.js";
+import { startScheduledRun } from "./schedules/start-scheduled-run.js";
 import { ClientViews } from "./sessions/client-views.js";
 import { type EraseUserOptions, eraseUser } from "./sessions/erase-user.js";
 import type { PageQuery } from "./sessions/listing-cursor.js";
@@ -72,6 +75,9 @@ export class FlowHost {
   private readonly views: ClientViews;
   private recoveryTimer: NodeJS.Timeout | undefined;
   private readonly retention: RetentionSchedule | undefined;
+  /** The flows' schedules, parsed by the startup check; the scheduler that fires them once started. */
+  private schedules: readonly HostedSchedule[] = [];
+  private scheduler: Scheduler | undefined;
   private inbound: SourcedInboundRoute[] | undefined;
   /** The one drain of this host, once `close()` is called. */
   private closing: Promise<void> | undefined;
@@ -218,12 +224,33 @@ export class FlowHost {
 
   private async startOnce(): Promise<void> {
     checkWebhookProviders(this.webhookProviders, this.registry);
+    const schedules = hostedSchedules(this.registry);
     this.inboundRoutes();
     await this.stores.setup?.();
     // Closed while the stores were being set up: it never starts.
     if (!this.gate.markStarted()) return;
     this.warnOpenFlows();
     this.retention?.start();
+    this.schedules = schedules;
+    if (schedules.length > 0) {
+      const runs = {
+        stores: this.stores,
+        access: this.access,
+        registry: this.registry,
+        sessions: this.sessions,
+        runner: this.runner,
+        logger: this.logger,
+      };
+      this.scheduler = new Scheduler(schedules, {
+        stores: this.stores,
+        logger: this.logger,
+        hostId: this.hostId,
+        claimMs: this.runner.leaseMs,
+        startRun: (schedule, at, requestId) =>
+          startScheduledRun(runs, schedule.flow, schedule.cron.definition, at, requestId),
+      });
+      this.scheduler.start();
+    }
     // The periodic passes are set up first: a first pass that fails (the store down a moment) rejects start(), and
     // the next passes still resume the durable work.
     // A periodic pass leaves a just-queued durable request to the host that accepted it (see `recover`).
@@ -248,13 +275,17 @@ export class FlowHost {
     if (!this.gate.beginDrain()) return Promise.resolve();
     const graceMs = options.graceMs ?? this.options.shutdownGraceMs ?? Number.POSITIVE_INFINITY;
     clearInterval(this.recoveryTimer);
-    this.closing = Promise.all([this.runner.close({ graceMs }), this.retention?.stop()]).then(
-      () => this.gate.close(),
-      (error: unknown) => {
-        this.gate.close();
-        throw error;
-      },
-    );
+    // The scheduler first: a tick being fired stores its request before the runner stops taking any.
+    const scheduled = this.scheduler?.stop() ?? Promise.resolve();
+    this.closing = scheduled
+      .then(() => Promise.all([this.runner.close({ graceMs }), this.retention?.stop()]))
+      .then(
+        () => this.gate.close(),
+        (error: unknown) => {
+          this.gate.close();
+          throw error;
+        },
+      );
     return this.closing;
   }
 
@@ -425,6 +456,15 @@ export class FlowHost {
   /** Re-runs a finished action request with the same input; webhook-originated requests are refused. */
   retryRequest(requestId: string, caller: Caller): Promise<RequestRecord> {
     return this.actions.retry(requestId, caller);
+  }
+
+  /**
+   * The schedules the caller may see, with their next tick and their newest stored tick (see
+   * `schedules/schedule-listing.ts` for who sees which).
+   */
+  async listSchedules(caller: Caller, query: ListingQuery = {}): Promise<ScheduleView[]> {
+    await this.gate.ready();
+    return listSchedules(this.access, this.stores, this.schedules, caller, query);
   }
 
   /** The runner, for the webhook pipeline and tests. */

@@ -74,6 +74,7 @@ export {
   type Snapshot,
   writeResourceContentTool,
 } from "./resources/index.js";
+export type { ScheduleView } from "./schedules/schedule-listing.js";
 export type { EraseUserOptions } from "./sessions/erase-user.js";
 export type { PageQuery } from "./sessions/listing-cursor.js";
 export {

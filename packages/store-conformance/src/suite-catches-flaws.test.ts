@@ -79,6 +79,12 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   "remove-scope-by-id-prefix": ["scope-removal/user", "scope-removal/org"],
   "keyset-includes-after": ["resources/list-after", "resources/list-after-pages"],
   "keyset-narrows-total": ["resources/list-after"],
+  "claims-ticks-twice": ["schedules/claim-once", "schedules/claim-race"],
+  "racy-tick-claim": ["schedules/claim-race"],
+  "never-takes-over-ticks": ["schedules/take-over", "schedules/newest-and-superseded"],
+  "fires-stale-epoch": ["schedules/fire", "schedules/take-over", "schedules/fire-race"],
+  "refires-ticks": ["schedules/fire"],
+  "claims-superseded-ticks": ["schedules/newest-and-superseded"],
 };
 
 function caseNamed(name: ConformanceCaseName) {

@@ -13,6 +13,7 @@ import { KeyedMutex } from "./internal/keyed-mutex.js";
 import { ScopeBuckets } from "./internal/scope-buckets.js";
 import { FsRequestStore } from "./request-store.js";
 import { FsResourceStore } from "./resource-store.js";
+import { FsScheduleStore } from "./schedule-store.js";
 import { FsScopeStateStore } from "./scope-state-store.js";
 import { FsSessionStore } from "./session-store.js";
 
@@ -94,6 +95,7 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
     requests,
     scopeState,
     resources,
+    schedules: new FsScheduleStore(ctx, mutex),
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
     ping: () => ctx.ping(),
     close() {

@@ -8,6 +8,7 @@ import {
 import { createFenceGuard } from "./fence-guard.js";
 import { createMemoryRequestStore } from "./memory-request-store.js";
 import { createMemoryResourceStore } from "./memory-resource-store.js";
+import { createMemoryScheduleStore } from "./memory-schedule-store.js";
 import { createMemoryScopeStateStore } from "./memory-scope-state-store.js";
 import { createMemorySessionStore } from "./memory-session-store.js";
 
@@ -72,6 +73,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): FlowStore
     requests,
     scopeState,
     resources,
+    schedules: createMemoryScheduleStore(),
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
     // Nothing outside the process to reach: the memory store answers while the process does.
     async ping() {},

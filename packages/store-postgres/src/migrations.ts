@@ -194,6 +194,16 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE c.scope = f.scope AND c.scope_id = f.scope_id AND c.bucket = f.bucket AND c.prefix = f.folder`,
     ],
   },
+  {
+    id: 8,
+    name: "schedule ticks",
+    statements: (n) => [
+      // One row per claimed tick; the primary key's order finds a schedule's newest tick in one index step.
+      `CREATE TABLE ${n.scheduleTicks} (
+        flow_id text NOT NULL, schedule text NOT NULL, at bigint NOT NULL, claim_host text NOT NULL,
+        claim_until bigint NOT NULL, epoch bigint NOT NULL, request_id text, PRIMARY KEY (flow_id, schedule, at))`,
+    ],
+  },
 ];
 
 /**

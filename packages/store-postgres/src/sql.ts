@@ -25,6 +25,8 @@ export interface TableNames {
   countFunction: string;
   /** `key_depth(key bytea)`: how many `/` an encoded key holds (see migration 3). */
   keyDepthFunction: string;
+  /** Schedule ticks (see migration 8). */
+  scheduleTicks: string;
   /** NOTIFY channel for appended events: a plain identifier, the same on every host using the schema. */
   channel: string;
 }
@@ -46,6 +48,7 @@ export function tableNames(schema: string): TableNames {
     counts: q("flowrt_resource_counts"),
     countFunction: q("flowrt_resources_count"),
     keyDepthFunction: q("flowrt_key_depth"),
+    scheduleTicks: q("flowrt_schedule_ticks"),
     channel: `flowrt_events_${digest}`,
   };
 }
@@ -75,6 +78,9 @@ const REQUEST_COLUMNS =
 const RESOURCE_COLUMNS = "key, state::text AS state, version, created_at, accessed_at";
 
 const TERMINAL = "('completed', 'failed', 'aborted')";
+
+const TICK_COLUMNS = "flow_id, schedule, at, claim_host, claim_until, epoch, request_id";
+const SCHEDULE_WHERE = "flow_id = $1 AND schedule = $2";
 
 const SCOPE_WHERE = "scope = $1 AND scope_id = $2 AND bucket = $3";
 const KEY_WHERE = `${SCOPE_WHERE} AND key = $4`;
@@ -455,6 +461,25 @@ export function buildSql(n: TableNames) {
             DELETE FROM ${n.contents} WHERE ${KEY_WHERE} AND ${fenceHolds(6)}
           ) SELECT ${FENCE_EPOCH}`,
       },
+    },
+    schedules: {
+      /** Serializes claims of one schedule's ticks across hosts (`$1` flow id, `$2` schedule), until the transaction ends. */
+      lock: "SELECT pg_advisory_xact_lock(1718382456, hashtext($1 || '/' || $2))",
+      /** `$3` the tick's time; the newest tick of the schedule comes along as `newest_at`. */
+      tick: `SELECT ${TICK_COLUMNS}, (SELECT max(at) FROM ${n.scheduleTicks} WHERE ${SCHEDULE_WHERE}) AS newest_at
+        FROM (SELECT 1) AS one LEFT JOIN ${n.scheduleTicks} ON ${SCHEDULE_WHERE} AND at = $3`,
+      insert: `INSERT INTO ${n.scheduleTicks} (flow_id, schedule, at, claim_host, claim_until, epoch)
+        VALUES ($1, $2, $3, $4, $5, 1) RETURNING ${TICK_COLUMNS}`,
+      /** A take-over: only while the tick is still unfired at the epoch read (`$6`). */
+      takeOver: `UPDATE ${n.scheduleTicks} SET claim_host = $4, claim_until = $5, epoch = epoch + 1
+        WHERE ${SCHEDULE_WHERE} AND at = $3 AND epoch = $6 AND request_id IS NULL RETURNING ${TICK_COLUMNS}`,
+      /** Fired ticks older than `$3` (the schedule's newest): nothing needs them any more. */
+      prune: `DELETE FROM ${n.scheduleTicks} WHERE ${SCHEDULE_WHERE} AND at < $3 AND request_id IS NOT NULL`,
+      /** One statement: the row lock settles it against a take-over. `$4` the epoch, `$5` the request id. */
+      fire: `UPDATE ${n.scheduleTicks} SET request_id = $5
+        WHERE ${SCHEDULE_WHERE} AND at = $3 AND epoch = $4 AND request_id IS NULL RETURNING epoch`,
+      get: `SELECT ${TICK_COLUMNS} FROM ${n.scheduleTicks} WHERE ${SCHEDULE_WHERE} AND at = $3`,
+      latest: `SELECT ${TICK_COLUMNS} FROM ${n.scheduleTicks} WHERE ${SCHEDULE_WHERE} ORDER BY at DESC LIMIT 1`,
     },
   };
 }

@@ -8,6 +8,7 @@ import { runMigrations } from "./migrations.js";
 import { createOwnedPool, createPgDriver } from "./pg-driver.js";
 import { createRequestStore } from "./request-store.js";
 import { createResourceStore } from "./resource-store.js";
+import { createScheduleStore } from "./schedule-store.js";
 import { createScopeStateStore } from "./scope-state-store.js";
 import { createSessionStore } from "./session-store.js";
 import { buildSql, tableNames } from "./sql.js";
@@ -107,6 +108,7 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
     requests,
     scopeState: createScopeStateStore(driver, sql.scopeState),
     resources: createResourceStore(driver, sql.resources, schema),
+    schedules: createScheduleStore(driver, sql.schedules),
     ...(options.retention !== undefined ? { retention: options.retention } : {}),
     async setup() {
       await runMigrations(driver, sql, names, schema);

@@ -34,6 +34,7 @@ import {
   checkUnnamedSharedDefinitions,
   flowResourceDeclarations,
 } from "./resource-rules.js";
+import { normalizeSchedules } from "./schedules.js";
 import { normalizeScopeConfig } from "./scope-config.js";
 import { normalizeWebhooks } from "./webhooks.js";
 
@@ -47,6 +48,7 @@ const FLOW_KEYS = [
   "org",
   "authentication",
   "webhooks",
+  "schedules",
   "isolateUserState",
   "isolateOrgState",
   "reactions",
@@ -133,6 +135,7 @@ export function defineFlow<
     org: normalizeScopeConfig(kind, "org", raw.org),
     authentication: normalizeAuthentication(where, raw.authentication),
     webhooks: normalizeWebhooks(kind, raw.webhooks),
+    schedules: normalizeSchedules(kind, raw.schedules),
     isolateUserState: optionalBoolean(where, "isolateUserState", raw.isolateUserState, false),
     isolateOrgState: optionalBoolean(where, "isolateOrgState", raw.isolateOrgState, false),
     reactions: normalizeReactions(kind, raw.reactions),
@@ -145,6 +148,7 @@ export function defineFlow<
   const roots = [
     ...Object.values(fields.actions).map((a) => a.block),
     ...Object.values(fields.webhooks).flatMap((p) => Object.values(p.on).map((b) => b.block)),
+    ...Object.values(fields.schedules).map((s) => s.block),
     ...fields.reactions.map((r) => r.block),
   ];
   const declarations = flowResourceDeclarations(kind, fields.resources, roots);

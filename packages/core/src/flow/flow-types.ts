@@ -152,6 +152,67 @@ export interface WebhookBinding extends NormalizedPolicy {
   readonly when: ((event: WebhookInboundEvent) => unknown) | undefined;
 }
 
+/** What a schedule's `input` function is given: the schedule's name and the tick it runs for. */
+export interface ScheduledTick {
+  /** The schedule's name (its key under `schedules`). */
+  schedule: string;
+  /** The tick's time, as the cron expression names it (ISO 8601, UTC). */
+  scheduledAt: string;
+}
+
+/** Who a schedule's runs act as: no resolver is asked, the host asserts this principal. */
+export interface SchedulePrincipal {
+  userId: string;
+  orgId?: string;
+  tenantId?: string;
+}
+
+/**
+ * The value under `schedules.<name>`: runs `block` on every tick of `cron`.
+ * @example
+ * schedules: {
+ *   nightly: { cron: "0 3 * * *", timezone: "Europe/Berlin", block: digest, principal: { userId: "ops" } },
+ * }
+ */
+export interface ScheduleConfig<TCtx = AnyBlockContext> extends ExecutionPolicy<TCtx> {
+  /**
+   * A cron expression (croner's syntax): five fields, or six with seconds first (`* * * * * *` every second).
+   * Checked when the host starts.
+   */
+  cron: string;
+  /** An IANA time zone the expression is read in (`Europe/Berlin`); checked when the host starts. @default "UTC" */
+  timezone?: string;
+  /** Runs on each tick. */
+  block: AnyBlock;
+  /**
+   * The block's input: a value, or a function of the tick (may be async); validated by the block's `inputSchema`.
+   * @default undefined
+   */
+  input?: unknown;
+  /** The principal the runs act as (asserted: no resolver runs). Required. */
+  principal: SchedulePrincipal;
+  /** Runs in this session (found or created for `principal`). @default a fresh ephemeral session per tick */
+  sessionId?: string;
+  /**
+   * After downtime: `latest` runs the most recent missed tick once when a host starts; `none` runs only future
+   * ticks. @default "latest"
+   */
+  catchUp?: "none" | "latest";
+}
+
+/** A normalized schedule. */
+export interface ScheduleDefinition extends NormalizedPolicy {
+  readonly name: string;
+  readonly cron: string;
+  readonly timezone: string;
+  readonly block: AnyBlock;
+  /** `undefined`, a value, or a function of the tick. */
+  readonly input: unknown;
+  readonly principal: Readonly<SchedulePrincipal>;
+  readonly sessionId: string | undefined;
+  readonly catchUp: "none" | "latest";
+}
+
 /** `{ on: { <eventType>: binding } }`, normalized. */
 export interface WebhookProviderBindings {
   readonly on: Readonly<Record<string, WebhookBinding>>;
@@ -196,6 +257,11 @@ export interface FlowOptions<
     string,
     { on: Record<string, WebhookBindingConfig<FlowContext<TResources, TSession, TUser, TOrg>>> }
   >;
+  /**
+   * Schedule name (URL-safe) → a cron schedule that runs a block as a fixed principal. Each tick runs once across
+   * every host sharing the store. @default {}
+   */
+  schedules?: Record<string, ScheduleConfig<FlowContext<TResources, TSession, TUser, TOrg>>>;
   /** Store this flow's user state apart from other flows' (and skip the cross-flow schema check). @default false */
   isolateUserState?: boolean;
   /** Store this flow's org state apart from other flows' (and skip the cross-flow schema check). @default false */
@@ -231,6 +297,7 @@ export interface FlowDefinition<
   readonly org: ScopeDefinition;
   readonly authentication: FlowAuthenticationConfig;
   readonly webhooks: Readonly<Record<string, WebhookProviderBindings>>;
+  readonly schedules: Readonly<Record<string, ScheduleDefinition>>;
   readonly isolateUserState: boolean;
   readonly isolateOrgState: boolean;
   readonly reactions: readonly ReactionDefinition[];

@@ -9,6 +9,7 @@ export const RESERVED_FLOW_IDS: readonly string[] = Object.freeze([
   "sessions",
   "requests",
   "active-requests",
+  "schedules",
   "openapi.json",
 ]);
 

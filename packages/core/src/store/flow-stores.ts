@@ -1,6 +1,7 @@
 import type { ScopeStateStore, SessionStore } from "./contract.js";
 import type { RequestStore, RetentionOptions } from "./request-store.js";
 import type { ResourceStore } from "./resource-store.js";
+import type { ScheduleStore } from "./schedule-store.js";
 
 /** What `createMemoryStores()`, `createFsStores()` and `createPostgresStores()` return. */
 export interface FlowStores {
@@ -10,6 +11,8 @@ export interface FlowStores {
   readonly requests: RequestStore;
   readonly scopeState: ScopeStateStore;
   readonly resources: ResourceStore;
+  /** The ticks of flows' schedules: claimed and fired once across every host on the store. */
+  readonly schedules: ScheduleStore;
   /**
    * Whether compare-and-swap and create-only writes hold across processes sharing the backing
    * storage (true for Postgres; false for the filesystem store, which guards within one instance).

@@ -18,17 +18,20 @@ export function orgsDiffer(session: { orgId?: string }, principal: { orgId?: str
   return (session.orgId ?? undefined) !== (principal.orgId ?? undefined);
 }
 
+/** What an owner check reads of a record: its user, org and tenant. */
+export type Owned = Pick<SessionRecord, "userId" | "orgId" | "tenantId">;
+
 /** Whether `principal` owns `session`: its user, and its tenant when the session has one. */
-export function isOwner(session: SessionRecord, principal: Principal): boolean {
+export function isOwner(session: Owned, principal: Principal): boolean {
   const tenantDiffers = session.tenantId !== undefined && session.tenantId !== principal.tenantId;
   return session.userId === principal.userId && !tenantDiffers;
 }
 
 /**
  * What a listing may show the caller: a session its addressed routes would serve them (the owner, and not an
- * org the caller contradicts).
+ * org the caller contradicts). A schedule is listed by the same rule, its principal standing for the owner.
  */
-export function canRead(session: SessionRecord, principal: Principal): boolean {
+export function canRead(session: Owned, principal: Principal): boolean {
   return isOwner(session, principal) && !(principal.orgId !== undefined && orgsDiffer(session, principal));
 }
 

@@ -174,7 +174,7 @@ export class ActionService {
     return record;
   }
 
-  /** Re-runs a finished action request with the same input; webhook-originated requests are refused. */
+  /** Re-runs a finished action request with the same input; webhook-originated and scheduled requests are refused. */
   async retry(requestId: string, caller: Caller): Promise<RequestRecord> {
     const starting = this.deps.ready();
     if (starting) await starting;
@@ -184,6 +184,10 @@ export class ActionService {
         "not-retryable",
         "Webhook-originated requests cannot be re-run through the retry route.",
       );
+    }
+    if (request.metadata.origin === "scheduled" || request.action.startsWith("schedule:")) {
+      // A tick runs once: a second run of it would be a tick nobody scheduled.
+      throw new FlowError("not-retryable", "Scheduled requests cannot be re-run through the retry route.");
     }
     if (!TERMINAL_REQUEST_STATUSES.includes(request.status)) {
       throw new FlowError(

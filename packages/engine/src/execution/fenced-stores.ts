@@ -29,6 +29,7 @@ export class FencedStores implements FlowStores {
   readonly requests: FlowStores["requests"];
   readonly scopeState: ScopeStateStore;
   readonly resources: ResourceStore;
+  readonly schedules: FlowStores["schedules"];
 
   constructor(
     private readonly inner: FlowStores,
@@ -40,6 +41,7 @@ export class FencedStores implements FlowStores {
     this.crossProcess = inner.crossProcess;
     this.sessions = inner.sessions;
     this.requests = inner.requests;
+    this.schedules = inner.schedules;
     this.scopeState = new FencedScopeState(inner.scopeState, this);
     this.resources = new FencedResources(inner.resources, this);
   }

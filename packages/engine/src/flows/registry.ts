@@ -15,9 +15,9 @@ export interface RegisteredFlow {
   readonly definition: AnyFlowDefinition;
   /** Flow-level resources: loaded at the start of every request. */
   readonly flowResources: Readonly<Record<string, AnyResourceDefinition>>;
-  /** Every resource the flow declares, flow-level first, then each action's and webhook's blocks. */
+  /** Every resource the flow declares, flow-level first, then each action's, webhook's and schedule's blocks. */
   readonly allResources: Readonly<Record<string, AnyResourceDefinition>>;
-  /** What each action's, webhook binding's and reaction's block tree declares, by its root block. */
+  /** What each action's, webhook binding's, schedule's and reaction's block tree declares, by its root block. */
   readonly treeResources: ReadonlyMap<AnyBlock, Readonly<Record<string, AnyResourceDefinition>>>;
 }
 
@@ -34,6 +34,7 @@ function register(definition: AnyFlowDefinition): RegisteredFlow {
   for (const provider of Object.values(definition.webhooks)) {
     for (const binding of Object.values(provider.on)) blocks.push(binding.block);
   }
+  for (const schedule of Object.values(definition.schedules)) blocks.push(schedule.block);
   for (const reaction of definition.reactions) blocks.push(reaction.block);
   const treeResources = new Map<AnyBlock, Readonly<Record<string, AnyResourceDefinition>>>();
   for (const block of blocks) {

@@ -16,6 +16,7 @@ import { flowRoutes } from "./routes/flows.js";
 import { healthRoutes } from "./routes/health.js";
 import { requestRoutes } from "./routes/requests.js";
 import { resourceRoutes } from "./routes/resources.js";
+import { scheduleRoutes } from "./routes/schedules.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
@@ -48,6 +49,7 @@ const ROUTES: readonly Route<HttpContext>[] = [
   ...sessionRoutes,
   ...actionRoutes,
   ...requestRoutes,
+  ...scheduleRoutes,
   ...resourceRoutes,
   ...webhookRoutes,
 ];

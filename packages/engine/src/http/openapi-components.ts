@@ -186,6 +186,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
     name: "Resources",
     description: "A session's resources and collection items, as the flow lets clients see them.",
   },
+  { name: "Schedules", description: "The scheduled runs that act as the caller, with their next tick." },
   { name: "Webhooks", description: "Signed deliveries from webhook providers." },
   { name: "Discovery", description: "The flows this host serves, and this document." },
   { name: "Health", description: "Liveness and readiness probes." },

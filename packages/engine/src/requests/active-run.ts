@@ -6,6 +6,7 @@ import {
   hasErrorCode,
   type JsonObject,
   type RequestRecord,
+  type ScheduleDefinition,
   type SessionRecord,
   type WebhookBinding,
 } from "@flowrt/core";
@@ -16,7 +17,7 @@ import { RunAbort, writeAfterAbort, writeAfterEnd } from "./run-abort.js";
 /** What a claimed request runs: its block, under its action's (or webhook binding's) policy. */
 export interface RunTarget {
   readonly block: AnyBlock;
-  readonly policy: ActionDefinition | WebhookBinding;
+  readonly policy: ActionDefinition | WebhookBinding | ScheduleDefinition;
 }
 
 /** One claimed request as the executor sees it: started, with its flow, session and target known. */
@@ -188,7 +189,7 @@ export class StartedRun implements ClaimedRun {
   readonly fence: Fence | undefined;
   readonly abort: RunAbort;
   readonly block: AnyBlock;
-  readonly policy: ActionDefinition | WebhookBinding;
+  readonly policy: ActionDefinition | WebhookBinding | ScheduleDefinition;
 
   constructor(
     private readonly claim: RunClaim,

@@ -9,6 +9,7 @@ import {
   type Principal,
   type RequestError,
   type RequestRecord,
+  type ScheduleDefinition,
   type SessionRecord,
   type WebhookBinding,
 } from "@flowrt/core";
@@ -18,12 +19,15 @@ import type { HostLogger } from "../logger.js";
 import { isoNow } from "./clock.js";
 import { newId } from "./new-id.js";
 
-/** What a request runs: an action, or a webhook binding. */
+/** What a request runs: an action, a webhook binding, or a schedule. */
 export type RequestTarget =
   | { type: "action"; action: ActionDefinition }
-  | { type: "webhook"; binding: WebhookBinding };
+  | { type: "webhook"; binding: WebhookBinding }
+  | { type: "schedule"; schedule: ScheduleDefinition };
 
 export interface NewRequest {
+  /** The request's id when the caller chose it beforehand (a schedule's tick records it as fired first). @default a new id */
+  id?: string;
   flow: RegisteredFlow;
   session: SessionRecord;
   principal: Principal;
@@ -47,9 +51,10 @@ export interface NewRequest {
 /** Webhook labels, made once per binding: a label built per request would be a fresh cons string each time. */
 const webhookLabels = new WeakMap<WebhookBinding, string>();
 
-/** The stored action label: the action's name, or `webhook:<provider>:<eventType>`. */
+/** The stored action label: the action's name, `webhook:<provider>:<eventType>` or `schedule:<name>`. */
 export function actionLabel(target: RequestTarget): string {
   if (target.type === "action") return target.action.name;
+  if (target.type === "schedule") return `schedule:${target.schedule.name}`;
   const { binding } = target;
   let label = webhookLabels.get(binding);
   if (label === undefined) {
@@ -98,10 +103,12 @@ export function requestRecord(
   status: "queued" | "failed",
   error?: RequestError,
 ): RequestRecord {
-  const policy = request.target.type === "action" ? request.target.action : request.target.binding;
+  const { target } = request;
+  const policy =
+    target.type === "action" ? target.action : target.type === "webhook" ? target.binding : target.schedule;
   const now = isoNow();
   const record: RequestRecord = {
-    id: newId(),
+    id: request.id ?? newId(),
     sessionId: request.session.id,
     flowId: request.flow.id,
     flowKind: request.flow.kind,

@@ -25,6 +25,11 @@ function findTarget(flow: RegisteredFlow, action: string): RunTarget {
     const eventType = rest.join(":");
     const binding = on !== undefined && Object.hasOwn(on, eventType) ? on[eventType] : undefined;
     if (binding) return { block: binding.block, policy: binding };
+  } else if (action.startsWith("schedule:")) {
+    const name = action.slice("schedule:".length);
+    const { schedules } = flow.definition;
+    const schedule = Object.hasOwn(schedules, name) ? schedules[name] : undefined;
+    if (schedule) return { block: schedule.block, policy: schedule };
   } else {
     const definition = flow.definition.actions[action];
     if (definition) return { block: definition.block, policy: definition };

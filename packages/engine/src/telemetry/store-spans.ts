@@ -3,7 +3,7 @@ import { context, type Span, SpanKind, trace } from "@opentelemetry/api";
 import { engineTracer } from "./instruments.js";
 import { recordSpanError } from "./span-error.js";
 
-const AREAS = ["sessions", "requests", "scopeState", "resources"] as const;
+const AREAS = ["sessions", "requests", "scopeState", "resources", "schedules"] as const;
 const STORE_SPAN = Object.freeze({ kind: SpanKind.INTERNAL });
 
 /**

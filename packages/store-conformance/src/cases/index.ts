@@ -13,6 +13,7 @@ import { resourceListLeafCases } from "./resource-list-leaf.js";
 import { resourceStateCases } from "./resource-state.js";
 import { resourceStateTextCases } from "./resource-state-text.js";
 import { retentionCases } from "./retention.js";
+import { scheduleCases } from "./schedules.js";
 import { scopeRemovalCases } from "./scope-removal.js";
 import { scopeStateCases } from "./scope-state.js";
 import { sessionLifecycleCases } from "./session-lifecycle.js";
@@ -41,4 +42,5 @@ export const ALL_CASES = [
   ...concurrencyCases,
   ...resourceCappedCreateCases,
   ...fencingCases,
+  ...scheduleCases,
 ] as const;

@@ -9,6 +9,7 @@ import type {
   RequestRecord,
   ResourceStateRecord,
   ResourceStateTextRecord,
+  ScheduleTickRecord,
   ScopeAddress,
   SessionRecord,
   Versioned,
@@ -67,7 +68,13 @@ export type NaiveStoreFlaw =
   | "remove-scope-keeps-resources"
   | "remove-scope-by-id-prefix"
   | "keyset-includes-after"
-  | "keyset-narrows-total";
+  | "keyset-narrows-total"
+  | "claims-ticks-twice"
+  | "racy-tick-claim"
+  | "never-takes-over-ticks"
+  | "fires-stale-epoch"
+  | "refires-ticks"
+  | "claims-superseded-ticks";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
@@ -218,10 +225,68 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
     return flaw === "fences-before-waiting";
   };
 
+  /** Ticks by schedule (`[flowId, schedule]`), in the order they were first claimed. */
+  const ticks = new Map<string, ScheduleTickRecord[]>();
+  const ticksOf = (flowId: string, schedule: string) => {
+    const key = JSON.stringify([flowId, schedule]);
+    let list = ticks.get(key);
+    if (list === undefined) ticks.set(key, (list = []));
+    return list;
+  };
+  const newestTick = (list: ScheduleTickRecord[]) =>
+    list.reduce<ScheduleTickRecord | undefined>(
+      (a, t) => (a === undefined || t.at > a.at ? t : a),
+      undefined,
+    );
+
   return {
     kind: "naive",
     crossProcess: false,
     async close() {},
+    schedules: {
+      async claimTick(tick, claim, now) {
+        const list = ticksOf(tick.flowId, tick.schedule);
+        const stored = list.find((t) => t.at === tick.at);
+        // The racy variant reads, then waits, then writes what it read: two claims in that window both land.
+        if (flaw === "racy-tick-claim") await new Promise((resolve) => setImmediate(resolve));
+        if (stored === undefined || flaw === "claims-ticks-twice") {
+          const newest = newestTick(list);
+          if (flaw !== "claims-superseded-ticks" && newest !== undefined && newest.at > tick.at)
+            return { ok: false, current: structuredClone(newest) };
+          const record: ScheduleTickRecord = {
+            ...tick,
+            claim: { ...claim },
+            epoch: (stored?.epoch ?? 0) + 1,
+          };
+          if (stored === undefined) list.push(record);
+          else Object.assign(stored, record);
+          return { ok: true, record: structuredClone(record) };
+        }
+        const expired = stored.claim.until <= now && flaw !== "never-takes-over-ticks";
+        if (stored.requestId !== undefined || !expired)
+          return { ok: false, current: structuredClone(stored) };
+        stored.claim = { ...claim };
+        stored.epoch += 1;
+        return { ok: true, record: structuredClone(stored) };
+      },
+      async fireTick(tick, epoch, requestId) {
+        const stored = ticksOf(tick.flowId, tick.schedule).find((t) => t.at === tick.at);
+        const stale =
+          stored === undefined ||
+          (stored.epoch !== epoch && flaw !== "fires-stale-epoch") ||
+          (stored.requestId !== undefined && flaw !== "refires-ticks");
+        if (stale)
+          throw new FlowError(
+            "lease-lost",
+            `naive: the fire of tick ${tick.at} under epoch ${epoch} was refused.`,
+          );
+        stored.requestId = requestId;
+      },
+      async latestTick(flowId, schedule) {
+        const newest = newestTick(ticksOf(flowId, schedule));
+        return newest === undefined ? null : structuredClone(newest);
+      },
+    },
     sessions: {
       async create(session) {
         if (sessions.has(session.id)) return false;

@@ -42,11 +42,17 @@ export async function startHost(
     recoveryIntervalMs?: number;
     /** Warnings and errors to stderr (see {@link HostProcess.waitForLog}). @default false */
     log?: boolean;
+    /** Another host script (a path), which prints `listening <url>` as `host-process.ts` does. @default host-process.ts */
+    script?: string;
+    /** More environment for the script. */
+    env?: Record<string, string>;
   },
 ): Promise<HostProcess> {
-  const child = spawn(process.execPath, ["--conditions=@flowrt/source", "--import", "tsx", SCRIPT], {
+  const script = options.script ?? SCRIPT;
+  const child = spawn(process.execPath, ["--conditions=@flowrt/source", "--import", "tsx", script], {
     env: {
       ...process.env,
+      ...options.env,
       DATABASE_URL: options.databaseUrl,
       FLOWRT_TEST_SCHEMA: options.schema,
       FLOWRT_TEST_HOST: name,

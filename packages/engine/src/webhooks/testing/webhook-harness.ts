@@ -96,6 +96,7 @@ export function recordingStores(stores: FlowStores): { stores: FlowStores; write
       requests,
       scopeState: stores.scopeState,
       resources: stores.resources,
+      schedules: stores.schedules,
       close: () => stores.close(),
     },
     writes,

@@ -63,7 +63,9 @@ function feed(host: FlowHost, orgId: string, signal: AbortSignal): ReadableStrea
       const relay = async (requestId: string) => {
         for await (const event of host.events(requestId, { signal })) {
           if (event.type === "resource_change" && event.data.ref === "board") {
-            send(`event: resource_change\ndata: ${JSON.stringify({ ...event.data, requestId })}\n\n`);
+            send(
+              `event: resource_change\ndata: ${JSON.stringify({ type: event.type, ...event.data, requestId })}\n\n`,
+            );
           }
         }
       };

@@ -186,16 +186,25 @@ async function run(action: "addNote" | "setDisplayName" | "postToBoard" | "ask",
 // ---- loading a session, following the board ------------------------------------------------------------------
 
 async function load() {
-  const snapshot = await client.snapshot<"notebook">(sessionId!);
+  // Everything is read first and shown together, and only if the user is still the one it was read for.
+  const me = view;
+  const session = sessionId!;
+  const snapshot = await client.snapshot<"notebook">(session);
+  const notes = await client.resources(session, "notes").list({ limit: 50 });
+  const board = await client.resources(session, "board").list({ limit: 50 });
+  const texts = await Promise.all(
+    notes.items.map(
+      async (item) => (await client.resources(session, "notes").item(item.topic).content()).content,
+    ),
+  );
+  if (view !== me) return;
   const profile = snapshot.resources.user?.profile as { clientData?: typeof view.profile } | undefined;
   Object.assign(view.profile, profile?.clientData ?? {});
   view.asked = snapshot.clientData.session.asked ?? 0;
   input("name").value = view.profile.displayName;
-  const notes = await client.resources(sessionId!, "notes").list({ limit: 50 });
-  for (const item of notes.items)
-    view.notes.set(item.topic, { title: "", pinned: false, text: "", ...item.clientData });
-  await Promise.all(notes.items.map((item) => readNoteText(item.topic)));
-  const board = await client.resources(sessionId!, "board").list({ limit: 50 });
+  notes.items.forEach((item, i) => {
+    view.notes.set(item.topic, { title: "", pinned: false, ...item.clientData, text: texts[i] ?? "" });
+  });
   for (const item of board.items) view.board.set(item.topic, item.clientData as Post);
   render();
 }
@@ -221,6 +230,7 @@ async function followBoard(signal: AbortSignal) {
 }
 
 async function startSession() {
+  const me = view;
   const remembered = JSON.parse(localStorage.getItem("flowrt.session") ?? "null") as {
     userId: string;
     orgId: string;
@@ -240,13 +250,16 @@ async function startSession() {
     }
   }
   if (!sessionId) {
-    sessionId = (await client.createSession("notebook", { title: "Reference notebook" })).id;
+    const created = await client.createSession("notebook", { title: "Reference notebook" });
+    if (view !== me) return; // Signed in as someone else meanwhile.
+    sessionId = created.id;
     localStorage.setItem(
       "flowrt.session",
       JSON.stringify({ userId: auth!.userId, orgId: auth!.orgId, sessionId }),
     );
     await load();
   }
+  if (view !== me) return;
   feed = new AbortController();
   const signal = feed.signal;
   followBoard(signal).catch((error) => {
@@ -270,6 +283,7 @@ $("signin").onsubmit = (event) => {
   event.preventDefault();
   guard(async () => {
     resetView();
+    const me = view;
     auth = null;
     localStorage.removeItem("flowrt.auth");
     const response = await fetch("/auth/token", {
@@ -278,6 +292,7 @@ $("signin").onsubmit = (event) => {
       body: JSON.stringify({ userId: input("user").value, orgId: input("org").value }),
     });
     const body = await response.json();
+    if (view !== me) return; // Another sign-in started meanwhile; it wins.
     if (!response.ok) throw Object.assign(new Error(body.detail), { code: body.code });
     auth = { token: body.token, userId: body.userId, orgId: body.orgId };
     localStorage.setItem("flowrt.auth", JSON.stringify(auth));

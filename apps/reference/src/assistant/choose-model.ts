@@ -10,8 +10,16 @@ import { OfflineModel } from "./offline-model.js";
 export async function chooseModel(env: NodeJS.ProcessEnv = process.env): Promise<LanguageModelV4> {
   if (env.OPENAI_API_KEY) {
     const packageName = "@ai-sdk/openai";
-    const { openai } = (await import(packageName)) as { openai: (id: string) => LanguageModelV4 };
-    return openai(env.FLOWRT_OPENAI_MODEL || "gpt-4o-mini");
+    let provider: { openai: (id: string) => LanguageModelV4 };
+    try {
+      provider = await import(packageName);
+    } catch (error) {
+      throw new Error(
+        `OPENAI_API_KEY is set but ${packageName} cannot be loaded; install it with \`pnpm --filter @flowrt/reference add ${packageName}\` or unset the key to use the offline model.`,
+        { cause: error },
+      );
+    }
+    return provider.openai(env.FLOWRT_OPENAI_MODEL || "gpt-4o-mini");
   }
   return new OfflineModel();
 }

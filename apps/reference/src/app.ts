@@ -3,15 +3,11 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createFlowHost, type FlowHost } from "@flowrt/engine";
 import { createFlowRouter, urlHost } from "@flowrt/express";
-import { mcpInbound } from "@flowrt/mcp";
 import { createFsStores } from "@flowrt/store-fs";
 import express from "express";
-import { resolvePrincipal } from "./auth/resolve-principal.js";
 import { devTokenRoute } from "./auth/token-route.js";
-import { boardFeedInbound } from "./board-feed/board-feed-inbound.js";
-import { flows } from "./flows.js";
+import { flows, inbound, resolvePrincipal, webhookProviders } from "./flows.js";
 import { buildPageScript } from "./page-bundle.js";
-import { webhookProviders } from "./webhooks/providers.js";
 
 export interface ReferenceServerOptions {
   /** @default 3000 */
@@ -48,8 +44,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     stores,
     resolvePrincipal,
     webhookProviders,
-    // The app's actions as MCP tools at {basePath}/mcp; the org board as a server-sent event stream.
-    inbound: [mcpInbound(), boardFeedInbound()],
+    inbound,
     ...(options.graceMs !== undefined ? { shutdownGraceMs: options.graceMs } : {}),
   });
   const pageScript = await buildPageScript();

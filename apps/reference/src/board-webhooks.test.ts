@@ -121,6 +121,33 @@ describe("the org board", () => {
   });
 });
 
+test("the board feed relays only the caller's org: another org's member gets their own org's posts alone", async () => {
+  const controller = new AbortController();
+  const feed = await fetch(`${api}/board-feed`, { headers: as("carol"), signal: controller.signal });
+  const reader = feed.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const parser = new SseParser();
+  const post = async (user: string, title: string) => {
+    const sessionId = await newSession(user);
+    const { body } = await request(api)
+      .post("/notebook/actions/postToBoard")
+      .set(as(user))
+      .send({ sessionId, input: { title } })
+      .expect(202);
+    await finished(body.requestId, user);
+  };
+  // acme's post first, then globex's: the first thing carol's feed carries is globex's.
+  await post("ada", "Acme only");
+  await post("carol", "Globex only");
+  let first: { clientData: { title: string } } | undefined;
+  while (first === undefined) {
+    const { value } = await reader.read();
+    const message = parser.push(value ?? "").at(0);
+    if (message) first = JSON.parse(message.data);
+  }
+  controller.abort();
+  expect(first?.clientData.title).toBe("Globex only");
+});
+
 describe("webhook deliveries", () => {
   test("a signed Stripe-style and GitHub-style delivery each post to the webhook org's board", async () => {
     for (const event of ["invoice.paid", "issues"] as const) {

@@ -54,10 +54,11 @@ export function boardFeedInbound(): InboundAdapter<FlowHost> {
 
 function feed(host: FlowHost, orgId: string, signal: AbortSignal): ReadableStream<Uint8Array> {
   let stop = () => {};
+  let closed = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (text: string) => {
-        if (!signal.aborted) controller.enqueue(encoder.encode(text));
+        if (!closed && !signal.aborted) controller.enqueue(encoder.encode(text));
       };
       send(": board feed\n\n");
       const relay = async (requestId: string) => {
@@ -76,6 +77,7 @@ function feed(host: FlowHost, orgId: string, signal: AbortSignal): ReadableStrea
       });
       const keepAlive = setInterval(() => send(": keep-alive\n\n"), 15_000);
       stop = () => {
+        closed = true;
         clearInterval(keepAlive);
         unsubscribe();
       };

@@ -5,8 +5,9 @@ import { createFlowHost, type FlowHost } from "@flowrt/engine";
 import { createFlowRouter, urlHost } from "@flowrt/express";
 import { createFsStores } from "@flowrt/store-fs";
 import express from "express";
-import { developmentHeaderResolver } from "./dev-resolver.js";
-import { flows } from "./flows.js";
+import { devTokenRoute } from "./auth/token-route.js";
+import { flows, inbound, resolvePrincipal, webhookProviders } from "./flows.js";
+import { buildPageScript } from "./page-bundle.js";
 
 export interface ReferenceServerOptions {
   /** @default 3000 */
@@ -32,20 +33,31 @@ export interface ReferenceServer {
 
 const publicDir = fileURLToPath(new URL("../public", import.meta.url));
 
-/** Starts the reference app: the notebook flow on the filesystem store, its API and a small page at `/`. */
+/**
+ * Starts the reference app: the notebook flow on the filesystem store; its API, MCP endpoint and board feed through
+ * `@flowrt/express`; the development sign-in route; and the page at `/`.
+ */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const stores = createFsStores({ dir: options.dataDir ?? ".data" });
   const host = createFlowHost({
     flows,
     stores,
-    resolvePrincipal: developmentHeaderResolver,
+    resolvePrincipal,
+    webhookProviders,
+    inbound,
     ...(options.graceMs !== undefined ? { shutdownGraceMs: options.graceMs } : {}),
   });
+  const pageScript = await buildPageScript();
   await host.start();
 
   const app = express();
   app.disable("x-powered-by");
   app.use(createFlowRouter(host));
+  // The development inspector (`@flowrt/inspector`, issue 24 part B) will be mounted here, beside the API.
+  app.post("/auth/token", express.json({ limit: "4kb" }), devTokenRoute);
+  app.get("/app.js", (_req, res) => {
+    res.type("text/javascript").set("cache-control", "no-cache").send(pageScript);
+  });
   app.use(express.static(publicDir));
 
   const bindHost = options.host ?? "127.0.0.1";

@@ -4,12 +4,16 @@ import { join } from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type ReferenceServer, startReferenceServer } from "./app.js";
+import { signDevToken } from "./auth/dev-tokens.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "flowrt-reference-"));
 let server: ReferenceServer;
 let api: string;
 
+const tokens = new Map<string, string>();
+
 beforeAll(async () => {
+  for (const user of ["ada", "bob"]) tokens.set(user, await signDevToken({ userId: user, orgId: "acme" }));
   server = await startReferenceServer({ port: 0, dataDir });
   api = `${server.url}/api/flows`;
 });
@@ -19,7 +23,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const as = (user: string) => ({ "x-user-id": user });
+/** The caller's credential: a development token (HS256 JWT) for `user` in org `acme`. */
+const as = (user: string) => ({ authorization: `Bearer ${tokens.get(user)}` });
 
 async function finished(requestId: string, user = "ada") {
   for (;;) {
@@ -34,8 +39,14 @@ describe("reference notebook", () => {
   const notesPath = () => `/sessions/${sessionId}/resources/notes`;
   const item = (topic: string) => `${notesPath()}/${encodeURIComponent(topic)}`;
 
-  test("sessions belong to the x-user-id caller; no header is 401", async () => {
+  test("sessions belong to the token's user; no token or a forged one is 401", async () => {
     await request(api).post("/notebook/sessions").send({ userId: "ada" }).expect(401);
+    const forged = `${tokens.get("ada")!.slice(0, -2)}AA`;
+    await request(api)
+      .post("/notebook/sessions")
+      .set({ authorization: `Bearer ${forged}` })
+      .send({})
+      .expect(401);
     const { body } = await request(api)
       .post("/notebook/sessions")
       .set(as("ada"))

@@ -9,7 +9,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 const host = process.env.HOST || "127.0.0.1";
 if (!isLoopbackHost(host)) {
   process.stderr.write(
-    `warning: listening on ${host} with the development x-user-id resolver: anyone who can reach it can act as any user.\n`,
+    `warning: listening on ${host} with the development sign-in route (POST /auth/token): anyone who can reach it can sign in as any user.\n`,
   );
 }
 

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFsStores } from "@flowrt/store-fs";
 import { afterAll, describe, expect, test } from "vitest";
+import { signDevToken } from "./auth/dev-tokens.js";
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "flowrt-reference-shutdown-"));
@@ -106,7 +107,11 @@ function pnpmStart(port: number, env: Record<string, string> = {}) {
   return { child, exited, printed, output: () => ({ stdout, stderr }) };
 }
 
-const ada = { "x-user-id": "ada", "content-type": "application/json" };
+/** ada's development token: the server `pnpm start` runs checks it with the same default secret. */
+const ada = {
+  authorization: `Bearer ${await signDevToken({ userId: "ada", orgId: "acme" })}`,
+  "content-type": "application/json",
+};
 
 describe("pnpm start and SIGTERM", () => {
   test("SIGTERM to the pnpm process drains and exits 0: nothing left listening, no process left, and the durable request still running is completed by the next start", async () => {

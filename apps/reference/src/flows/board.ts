@@ -12,7 +12,7 @@ export const board = defineResourceCollection({
   scope: "org",
   stateSchema: z.object({
     title: z.string().default(""),
-    source: z.enum(["member", "stripe", "github"]).default("member"),
+    source: z.enum(["member", "stripe", "github", "digest"]).default("member"),
     by: z.string().default(""),
     at: z.string().default(""),
   }),

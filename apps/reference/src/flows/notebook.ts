@@ -1,7 +1,9 @@
 import { defineFlow } from "@flowrt/core";
 import { z } from "zod";
+import { webhookOrgId } from "../auth/resolve-principal.js";
 import { ask } from "./assistant.js";
 import { board, postToBoard } from "./board.js";
+import { postDigest } from "./digest.js";
 import { addNote, addNoteLater, notes } from "./notes.js";
 import { profile, setDisplayName } from "./profile.js";
 
@@ -28,6 +30,16 @@ export const notebook = defineFlow({
     setDisplayName: { block: setDisplayName },
     postToBoard: { block: postToBoard },
     ask: { block: ask, onCompleted: (_output, ctx) => ctx.session.incState({ asked: 1 }) },
+  },
+  // Every day at 08:00 in UTC (FLOWRT_DIGEST_CRON to change it), one digest per org board, whatever the number
+  // of hosts; after downtime the latest missed one runs once.
+  schedules: {
+    dailyDigest: {
+      cron: process.env.FLOWRT_DIGEST_CRON || "0 8 * * *",
+      timezone: "UTC",
+      block: postDigest,
+      principal: { userId: "digest", orgId: webhookOrgId },
+    },
   },
   webhooks: {
     stripe: {

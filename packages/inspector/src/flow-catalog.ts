@@ -36,6 +36,13 @@ export function flowCatalog(host: FlowHost): FlowEntry[] {
         path: described.pattern ?? described.path ?? "",
       };
     });
-    return { id: flow.id, kind: flow.kind, protected: host.access.hasResolver(flow), actions, webhooks, resources };
+    return {
+      id: flow.id,
+      kind: flow.kind,
+      protected: host.access.hasResolver(flow),
+      actions,
+      webhooks,
+      resources,
+    };
   });
 }

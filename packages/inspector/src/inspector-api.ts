@@ -64,7 +64,9 @@ export class InspectorApi {
 
   /** The caller's sessions as `GET /sessions` lists them (every user's when no resolver is configured). */
   async sessions(caller: Caller, query: URLSearchParams): Promise<JsonObject> {
-    const filter: { userId?: string; flowId?: string; cursor?: string; limit: number } = { limit: SCAN_SESSIONS };
+    const filter: { userId?: string; flowId?: string; cursor?: string; limit: number } = {
+      limit: SCAN_SESSIONS,
+    };
     const userId = one(query, "userId");
     const flowId = one(query, "flowId");
     const cursor = one(query, "cursor");
@@ -72,7 +74,10 @@ export class InspectorApi {
     if (flowId !== undefined) filter.flowId = flowId;
     if (cursor !== undefined) filter.cursor = cursor;
     const page = await this.host.listSessionsPage(caller, filter);
-    return { sessions: page.sessions.map(sessionEntry), nextCursor: page.nextCursor } as unknown as JsonObject;
+    return {
+      sessions: page.sessions.map(sessionEntry),
+      nextCursor: page.nextCursor,
+    } as unknown as JsonObject;
   }
 
   /** A session's unfiltered state and resources (`host.inspect`, the debug route) and its latest requests. */
@@ -88,7 +93,10 @@ export class InspectorApi {
     const record = await this.host.getRequest(requestId, caller);
     const events = await this.host.stores.requests.readEvents(record.id);
     const entry = await requestEntry(this.host, record);
-    return { request: { ...entry, input: record.input, output: record.output ?? null }, events } as unknown as JsonObject;
+    return {
+      request: { ...entry, input: record.input, output: record.output ?? null },
+      events,
+    } as unknown as JsonObject;
   }
 
   /**

@@ -1,5 +1,5 @@
-import type { Caller } from "@flowrt/engine";
 import { FlowError, type PrincipalResolutionRequest } from "@flowrt/core";
+import type { Caller } from "@flowrt/engine";
 import { type FlowHost, type InboundRequestInfo, parseCookies } from "@flowrt/engine";
 import { isLoopbackAddress } from "./is-loopback-address.js";
 
@@ -25,7 +25,11 @@ export function inspectorCaller(request: Request): Caller {
  * shows that principal (its listings, its sessions' owner checks). With no resolver anywhere, every flow is open,
  * so only a loopback client is served (the transport's address: Express's `req.ip`); others get 403.
  */
-export async function guardInspector(host: FlowHost, request: Request, info: InboundRequestInfo): Promise<Caller> {
+export async function guardInspector(
+  host: FlowHost,
+  request: Request,
+  info: InboundRequestInfo,
+): Promise<Caller> {
   const caller = inspectorCaller(request);
   const governed = host.registry.flows.filter((flow) => host.access.hasResolver(flow));
   if (governed.length === 0) {

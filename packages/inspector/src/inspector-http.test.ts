@@ -58,7 +58,10 @@ describe("inspector routes", () => {
 
   test("lists a session, its requests, their events, and a failure with the block that failed", async () => {
     server = await startInspectorServer({ inspector: true });
-    const note = await runAction(server, "addNote", { input: { key: "first", title: "Hello" }, userId: "ada" });
+    const note = await runAction(server, "addNote", {
+      input: { key: "first", title: "Hello" },
+      userId: "ada",
+    });
     await settle(server, note.requestId);
     const failing = await runAction(server, "checkout", { sessionId: note.sessionId, userId: "ada" });
     await settle(server, failing.requestId);
@@ -111,7 +114,10 @@ describe("inspector routes", () => {
       events: Array<{ type: string; data: { block?: string } }>;
     };
     expect(detail.request.status).toBe("failed");
-    expect(detail.request.error).toMatchObject({ code: "operation-not-permitted", message: "The card was declined." });
+    expect(detail.request.error).toMatchObject({
+      code: "operation-not-permitted",
+      message: "The card was declined.",
+    });
     expect(detail.request.failedBlock).toEqual({ block: "chargeCard", kind: "handler", path: ["checkout"] });
     expect(detail.events.map((e) => `${e.type}${e.data.block ? `:${e.data.block}` : ""}`)).toEqual([
       "request.started",
@@ -125,7 +131,9 @@ describe("inspector routes", () => {
     const failures = (await (await get(`${server.inspector}/api/requests?status=failed`)).json()) as {
       requests: Array<{ id: string; failedBlock: { block: string } }>;
     };
-    expect(failures.requests.map((r) => [r.id, r.failedBlock.block])).toEqual([[failing.requestId, "chargeCard"]]);
+    expect(failures.requests.map((r) => [r.id, r.failedBlock.block])).toEqual([
+      [failing.requestId, "chargeCard"],
+    ]);
     const deliveries = (await (await get(`${server.inspector}/api/requests?origin=webhook`)).json()) as {
       requests: unknown[];
     };
@@ -150,7 +158,13 @@ describe("inspector routes", () => {
     try {
       const port = (proxied.address() as { port: number }).port;
       const root = `http://127.0.0.1:${port}${server.host.basePath}/_inspector`;
-      for (const path of ["", "/api/flows", "/api/sessions", `/api/sessions/${sessionId}`, `/api/requests/${requestId}`]) {
+      for (const path of [
+        "",
+        "/api/flows",
+        "/api/sessions",
+        `/api/sessions/${sessionId}`,
+        `/api/requests/${requestId}`,
+      ]) {
         const refused = await get(`${root}${path}`, { "x-forwarded-for": "203.0.113.7" });
         expect(refused.status, path).toBe(403);
         expect(refused.headers.get("content-type")).toContain("application/problem+json");
@@ -173,8 +187,13 @@ describe("inspector routes", () => {
     const { requestId, sessionId } = await runAction(server, "checkout", {}, ada);
     await settle(server, requestId);
 
-    for (const path of ["/api/flows", "/api/sessions", `/api/sessions/${sessionId}`, `/api/requests/${requestId}`]) {
-      for (const headers of [{}, { authorization: "Bearer forged" }]) {
+    for (const path of [
+      "/api/flows",
+      "/api/sessions",
+      `/api/sessions/${sessionId}`,
+      `/api/requests/${requestId}`,
+    ]) {
+      for (const headers of [{}, { authorization: "Bearer forged" }] as Array<Record<string, string>>) {
         const refused = await get(`${server.inspector}${path}`, headers);
         expect(refused.status, path).toBe(401);
         const body = await refused.text();
@@ -188,7 +207,9 @@ describe("inspector routes", () => {
       expect(refused.status, path).toBe(403);
       expect(await refused.text()).not.toContain("chargeCard");
     }
-    const bobs = (await (await get(`${server.inspector}/api/sessions`, bob)).json()) as { sessions: unknown[] };
+    const bobs = (await (await get(`${server.inspector}/api/sessions`, bob)).json()) as {
+      sessions: unknown[];
+    };
     expect(bobs.sessions).toEqual([]);
     const bobFailures = (await (await get(`${server.inspector}/api/requests?status=failed`, bob)).json()) as {
       requests: unknown[];
@@ -201,9 +222,9 @@ describe("inspector routes", () => {
     expect(own.sessions.map((s) => s.id)).toEqual([sessionId]);
     const detail = await get(`${server.inspector}/api/requests/${requestId}`, ada);
     expect(detail.status).toBe(200);
-    expect(((await detail.json()) as { request: { failedBlock: { block: string } } }).request.failedBlock.block).toBe(
-      "chargeCard",
-    );
+    expect(
+      ((await detail.json()) as { request: { failedBlock: { block: string } } }).request.failedBlock.block,
+    ).toBe("chargeCard");
   });
 
   test("a running request's events are readable while it runs", async () => {

@@ -21,7 +21,9 @@ export const INSPECTOR_SOURCE = "inspector";
 
 function isFlowHost(value: unknown): value is FlowHost {
   const host = value as Partial<FlowHost> | null;
-  return typeof host?.inspect === "function" && typeof host.basePath === "string" && host.registry !== undefined;
+  return (
+    typeof host?.inspect === "function" && typeof host.basePath === "string" && host.registry !== undefined
+  );
 }
 
 /** A client's refusal (4xx) as its problem; anything else is thrown on, for the engine to log and answer 500. */
@@ -81,8 +83,13 @@ export function inspectorInbound(options: InspectorInboundOptions = {}): Inbound
 
       /** A JSON route: the guard first (nothing is read for a caller it refuses), then the read. */
       const guarded =
-        (read: (caller: Awaited<ReturnType<typeof guardInspector>>, request: Request) => Promise<unknown> | unknown) =>
-        async (request: Request, info: InboundRequestInfo): Promise<Response> => {
+        (
+          read: (
+            caller: Awaited<ReturnType<typeof guardInspector>>,
+            request: Request,
+          ) => Promise<unknown> | unknown,
+        ) =>
+        async (request: Request, info: InboundRequestInfo = {}): Promise<Response> => {
           try {
             const caller = await guardInspector(host, request, info);
             return jsonAnswer(await read(caller, request));
@@ -93,7 +100,7 @@ export function inspectorInbound(options: InspectorInboundOptions = {}): Inbound
       /** The page's files carry no data, but they are guarded too: a refused caller sees no inspector at all. */
       const file =
         (asset: StaticAsset, body?: string) =>
-        async (request: Request, info: InboundRequestInfo): Promise<Response> => {
+        async (request: Request, info: InboundRequestInfo = {}): Promise<Response> => {
           try {
             await guardPage(host, request, info);
             return assetAnswer(asset, body);
@@ -150,4 +157,3 @@ async function guardPage(host: FlowHost, request: Request, info: InboundRequestI
   const governed = host.registry.flows.some((flow) => host.access.hasResolver(flow));
   if (!governed) await guardInspector(host, request, info);
 }
-

@@ -58,7 +58,9 @@ function statusBadge(status) {
 
 function failureText(request) {
   if (!request.error) return "";
-  const block = request.failedBlock ? ` in block ${request.failedBlock.block} (${request.failedBlock.kind})` : "";
+  const block = request.failedBlock
+    ? ` in block ${request.failedBlock.block} (${request.failedBlock.kind})`
+    : "";
   return `${request.error.code}: ${request.error.message}${block}`;
 }
 
@@ -74,7 +76,11 @@ function renderFlows({ flows }) {
     const actions = el("ul", { class: "actions" });
     for (const action of flow.actions) {
       actions.append(
-        el("li", { dataset: { action: action.name } }, `${action.name} → ${action.block} (${action.blockKind})`),
+        el(
+          "li",
+          { dataset: { action: action.name } },
+          `${action.name} → ${action.block} (${action.blockKind})`,
+        ),
       );
     }
     for (const hook of flow.webhooks) {
@@ -140,7 +146,9 @@ async function showSession(sessionId) {
   const resources = $("resources");
   resources.replaceChildren();
   for (const [accessor, value] of Object.entries(session.resources)) {
-    resources.append(el("li", { dataset: { resource: accessor } }, el("strong", {}, accessor), el("pre", {}, pretty(value))));
+    resources.append(
+      el("li", { dataset: { resource: accessor } }, el("strong", {}, accessor), el("pre", {}, pretty(value))),
+    );
   }
   $("requests").replaceChildren(...session.requests.map(renderRequestRow));
   if (session.requests.length === 0) $("requests").append(el("li", { class: "muted" }, "no requests"));
@@ -149,7 +157,12 @@ async function showSession(sessionId) {
 function renderEvent(event) {
   const { seq, type, at, requestId, ...data } = event;
   const details = Object.keys(data).length > 0 ? ` ${JSON.stringify(data)}` : "";
-  return el("li", { dataset: { seq: String(seq), type } }, el("code", {}, type), el("span", { class: "muted" }, details));
+  return el(
+    "li",
+    { dataset: { seq: String(seq), type } },
+    el("code", {}, type),
+    el("span", { class: "muted" }, details),
+  );
 }
 
 function renderRequest({ request, events }) {
@@ -159,7 +172,9 @@ function renderRequest({ request, events }) {
   const failure = $("request-failure");
   failure.hidden = !request.error;
   failure.textContent = request.error ? failureText(request) : "";
-  $("events").replaceChildren(...events.map((event) => renderEvent({ ...event.data, seq: event.seq, type: event.type, at: event.at })));
+  $("events").replaceChildren(
+    ...events.map((event) => renderEvent({ ...event.data, seq: event.seq, type: event.type, at: event.at })),
+  );
 }
 
 async function showRequest(requestId) {
@@ -178,10 +193,13 @@ async function follow(requestId, afterSeq) {
   following = controller;
   $("request-live").hidden = false;
   try {
-    const response = await fetch(`${api}/requests/${encodeURIComponent(requestId)}/stream?after=${afterSeq}`, {
-      headers: { ...headers(), accept: "text/event-stream" },
-      signal: controller.signal,
-    });
+    const response = await fetch(
+      `${api}/requests/${encodeURIComponent(requestId)}/stream?after=${afterSeq}`,
+      {
+        headers: { ...headers(), accept: "text/event-stream" },
+        signal: controller.signal,
+      },
+    );
     if (!response.ok || !response.body) {
       showError(await response.json().catch(() => ({ status: response.status, code: "stream-failed" })));
       return;

@@ -116,7 +116,8 @@ export async function runAction(
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
-  if (response.status !== 202) throw new Error(`action ${action}: ${response.status} ${await response.text()}`);
+  if (response.status !== 202)
+    throw new Error(`action ${action}: ${response.status} ${await response.text()}`);
   return (await response.json()) as { requestId: string; sessionId: string };
 }
 

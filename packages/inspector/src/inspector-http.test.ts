@@ -71,7 +71,10 @@ describe("inspector routes", () => {
     const page = await get(server.inspector);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
-    expect(await page.text()).toContain(`content="${server.host.basePath}/_inspector"`);
+    const html = await page.text();
+    expect(html).toContain(`content="${server.host.basePath}/_inspector"`);
+    expect(html).toContain(`src="${server.host.basePath}/_inspector/inspector.js"`);
+    expect(html).not.toContain("__FLOWRT_");
     const script = await get(`${server.inspector}/inspector.js`);
     expect(script.headers.get("content-type")).toContain("text/javascript");
 

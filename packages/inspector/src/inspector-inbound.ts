@@ -78,8 +78,8 @@ export function inspectorInbound(options: InspectorInboundOptions = {}): Inbound
       const api = new InspectorApi(host);
       const html = assets.get("index.html")!;
       const page = html.body
-        .replace("__FLOWRT_API__", escapeAttribute(host.basePath))
-        .replace("__FLOWRT_INSPECTOR__", escapeAttribute(root));
+        .replaceAll("__FLOWRT_API__", escapeAttribute(host.basePath))
+        .replaceAll("__FLOWRT_INSPECTOR__", escapeAttribute(root));
 
       /** A JSON route: the guard first (nothing is read for a caller it refuses), then the read. */
       const guarded =

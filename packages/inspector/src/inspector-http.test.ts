@@ -1,6 +1,7 @@
 import { PrincipalResolutionError } from "@flowrt/core";
 import { afterEach, describe, expect, test } from "vitest";
 import {
+  deliverWebhook,
   type InspectorServer,
   openGate,
   runAction,
@@ -141,6 +142,30 @@ describe("inspector routes", () => {
       requests: unknown[];
     };
     expect(deliveries.requests).toEqual([]);
+  });
+
+  test("webhook deliveries are listed with their delivery id and outcome, a refused redelivery as failed", async () => {
+    server = await startInspectorServer({ inspector: true });
+    const first = await deliverWebhook(server, "evt_1", "From a webhook");
+    await settle(server, first);
+    const again = await deliverWebhook(server, "evt_1", "From a webhook");
+    await settle(server, again);
+    const note = await runAction(server, "addNote", { input: { key: "a", title: "A" }, userId: "ada" });
+    await settle(server, note.requestId);
+
+    const { requests } = (await (await get(`${server.inspector}/api/requests?origin=webhook`)).json()) as {
+      requests: Array<{
+        id: string;
+        deliveryId: string;
+        action: string;
+        status: string;
+        error?: { code: string };
+      }>;
+    };
+    expect(requests.map((r) => [r.id, r.deliveryId, r.action, r.status, r.error?.code])).toEqual([
+      [again, "evt_1", "webhook:demo:note.created", "failed", "topic-exists"],
+      [first, "evt_1", "webhook:demo:note.created", "completed", undefined],
+    ]);
   });
 
   test("without a resolver only a loopback client is served: another address gets 403 and no data", async () => {

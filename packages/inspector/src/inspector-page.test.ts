@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import {
+  deliverWebhook,
   type InspectorServer,
   openGate,
   runAction,
@@ -43,6 +44,7 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 20_000 }, () => {
     await settle(server, note.requestId);
     failing = await runAction(server, "checkout", { sessionId: note.sessionId, userId: "ada" });
     await settle(server, failing.requestId);
+    await settle(server, await deliverWebhook(server, "evt_42", "From a webhook"));
     running = await runAction(server, "slow", { userId: "bob" });
     // A fresh profile of its own (--user-data-dir), removed after the suite.
     context = await chromium.launchPersistentContext(profileDir, {
@@ -82,7 +84,8 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 20_000 }, () => {
 
   test("lists the flows with their actions and every user's sessions, filtered by user", async () => {
     await page.goto(server.inspector);
-    await expect.poll(() => page.locator("#sessions li[data-session]").count()).toBe(2);
+    // ada's, bob's, and the webhook inbox (run as `webhooks`).
+    await expect.poll(() => page.locator("#sessions li[data-session]").count()).toBe(3);
     expect(await page.locator('#flows li[data-flow="notebook"] li[data-action]').allTextContents()).toEqual([
       "addNote → addNote (handler)",
       "checkout → checkout (sequencer)",
@@ -125,6 +128,12 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 20_000 }, () => {
       await page.locator(`#failures li[data-request="${failing.requestId}"] .failure`).textContent(),
     ).toContain("in block chargeCard");
     expect(await page.locator("#failures li[data-request]").count()).toBe(1);
+    // The webhook delivery: its id, the binding it ran and its outcome.
+    const deliveries = page.locator("#deliveries li[data-request]");
+    expect(await deliveries.count()).toBe(1);
+    expect(await deliveries.first().textContent()).toContain("evt_42");
+    expect(await deliveries.first().textContent()).toContain("webhook:demo:note.created");
+    expect(await deliveries.first().locator(".status").textContent()).toBe("completed");
     await shot("failure");
   });
 

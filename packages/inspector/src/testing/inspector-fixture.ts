@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import {
   defineFlow,
@@ -59,10 +60,40 @@ export function notebookFlow(gate?: Promise<void>) {
   });
   return defineFlow({
     kind: "notebook",
+    // Webhook deliveries carry no user: they run as `webhooks`.
+    authentication: { requireUser: false, defaultUserId: "webhooks" },
     resources: { notes },
     actions: { addNote: { block: addNote }, checkout: { block: checkout }, slow: { block: slow } },
+    webhooks: {
+      demo: {
+        on: {
+          "note.created": {
+            block: addNote,
+            input: (event) => ({
+              key: String(event.deliveryId),
+              title: String((event.payload as { title?: unknown }).title),
+            }),
+            // Every delivery lands in one session, so a redelivery's `create` is refused (topic-exists).
+            sessionId: () => "inbox",
+          },
+        },
+      },
+    },
   });
 }
+
+/** The shared secret the test's webhook provider checks (in constant time) on `x-demo-secret`. */
+export const WEBHOOK_SECRET = "inspector-test-secret";
+
+const demoProvider = {
+  verify: (_raw: Uint8Array, headers: Record<string, string | string[] | undefined>) => {
+    const given = Buffer.from(String(headers["x-demo-secret"] ?? ""));
+    const expected = Buffer.from(WEBHOOK_SECRET);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  },
+  eventType: (payload: unknown) => (payload as { type?: string }).type,
+  deliveryId: (payload: unknown) => (payload as { id?: string }).id,
+};
 
 export interface InspectorServer {
   host: FlowHost;
@@ -83,6 +114,7 @@ export async function startInspectorServer(options: {
     stores: createMemoryStores(),
     inspector: options.inspector,
     inbound: [inspectorInbound()],
+    webhookProviders: { demo: demoProvider },
     logLevel: "silent",
     ...(options.resolvePrincipal ? { resolvePrincipal: options.resolvePrincipal } : {}),
   });
@@ -119,6 +151,17 @@ export async function runAction(
   if (response.status !== 202)
     throw new Error(`action ${action}: ${response.status} ${await response.text()}`);
   return (await response.json()) as { requestId: string; sessionId: string };
+}
+
+/** Sends a `note.created` delivery to the demo provider over real HTTP; returns the request it started. */
+export async function deliverWebhook(server: InspectorServer, id: string, title: string): Promise<string> {
+  const response = await fetch(`${server.url}${server.host.basePath}/notebook/webhooks/demo`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-demo-secret": WEBHOOK_SECRET },
+    body: JSON.stringify({ id, type: "note.created", title }),
+  });
+  if (response.status !== 202) throw new Error(`delivery ${id}: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { requestId: string }).requestId;
 }
 
 /** Waits for a request to end (its stream closes after the terminal event). */

@@ -104,10 +104,12 @@ describe("inspector routes", () => {
     expect(none.sessions).toEqual([]);
 
     const session = (await (await get(`${server.inspector}/api/sessions/${note.sessionId}`)).json()) as {
-      resources: { notes: Array<{ path: string; state: { title: string } }> };
+      resources: { notes: Array<{ path: string; state: { title: string }; content: string | null }> };
       requests: Array<{ id: string; status: string; failedBlock?: { block: string } | null }>;
     };
-    expect(session.resources.notes).toEqual([{ path: "notes/first", state: { title: "Hello" } }]);
+    expect(session.resources.notes).toEqual([
+      { path: "notes/first", state: { title: "Hello" }, content: "# Hello" },
+    ]);
     expect(session.requests.map((r) => [r.id, r.status])).toEqual([
       [failing.requestId, "failed"],
       [note.requestId, "completed"],

@@ -103,9 +103,9 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 20_000 }, () => {
   test("a session shows its resources and requests; the failed one its error, block and events", async () => {
     await page.click(`#sessions li[data-session="${note.sessionId}"] button`);
     await expect.poll(() => page.locator("#requests li[data-request]").count()).toBe(2);
-    expect(await page.locator('#resources li[data-resource="notes"]').textContent()).toContain(
-      '"title": "Hello"',
-    );
+    const notes = await page.locator('#resources li[data-resource="notes"]').textContent();
+    expect(notes).toContain('"title": "Hello"');
+    expect(notes).toContain('"content": "# Hello"');
     expect(
       await page.locator(`#requests li[data-request="${failing.requestId}"] .status`).textContent(),
     ).toBe("failed");

@@ -26,7 +26,8 @@ const addNote = handler({
   name: "addNote",
   inputSchema: z.object({ key: z.string(), title: z.string() }),
   execute: async (input, ctx) => {
-    await ctx.resources.notes.create(input.key, { title: input.title });
+    const note = await ctx.resources.notes.create(input.key, { title: input.title });
+    await note.writeContent(`# ${input.title}`);
     return { ok: true };
   },
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import {
   deliverWebhook,
@@ -27,7 +27,6 @@ const waitMs = 5_000;
 describe.skipIf(!hasChromium)(suiteName, { timeout: 20_000 }, () => {
   let profileDir: string;
   let server: InspectorServer;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   const gate = openGate();
@@ -58,7 +57,6 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 20_000 }, () => {
       ],
       timeout: waitMs,
     });
-    browser = context.browser()!;
     context.setDefaultTimeout(waitMs);
     page = await context.newPage();
     page.on("pageerror", (error) => pageErrors.push(error.stack ?? String(error)));
@@ -67,7 +65,6 @@ describe.skipIf(!hasChromium)(suiteName, { timeout: 20_000 }, () => {
   afterAll(async () => {
     gate.open();
     await context?.close();
-    await browser?.close();
     await server?.close();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });

@@ -177,8 +177,20 @@ export interface InboundRoute {
   method: string;
   /** The full request path, prefix included (not relative to `basePath`). */
   path: string;
-  /** A WHATWG `Request` in, a `Response` out. */
-  handler(request: Request): Response | Promise<Response>;
+  /**
+   * A WHATWG `Request` in, a `Response` out. The engine's transports also pass `info`, what a `Request` cannot say
+   * (the client's address); a direct call may leave it out.
+   */
+  handler(request: Request, info?: InboundRequestInfo): Response | Promise<Response>;
+}
+
+/** What the transport knows of an inbound request beside the WHATWG `Request`. */
+export interface InboundRequestInfo {
+  /**
+   * The client's address as the transport trusts it (Express: `req.ip`, so behind a proxy what its `trust proxy`
+   * setting says); absent when the transport does not know it.
+   */
+  remoteAddress?: string;
 }
 
 /**

@@ -16,6 +16,7 @@ export type {
   DispatchOptions,
   FlowHostOptions,
   InboundAdapter,
+  InboundRequestInfo,
   InboundRoute,
   OpenApiInfo,
   OpenApiOptions,

@@ -35,6 +35,7 @@ class ExpressRequest implements MountedRequest {
   readonly rawHeaders: string[];
   readonly rawBody: Buffer | undefined;
   readonly body: AsyncIterable<Uint8Array> | undefined;
+  readonly remoteAddress: string | undefined;
   readonly #req: Request;
   readonly #res: Response;
   #gone: AbortController | undefined;
@@ -48,6 +49,8 @@ class ExpressRequest implements MountedRequest {
     // The bytes a parser's `verify` hook kept, else the stream the engine reads.
     this.rawBody = keptBody(req);
     this.body = this.rawBody === undefined ? bodyStream(req) : undefined;
+    // As the application's `trust proxy` setting says (the socket's own address without one).
+    this.remoteAddress = req.ip ?? req.socket.remoteAddress;
     this.#req = req;
     this.#res = res;
   }

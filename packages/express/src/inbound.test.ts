@@ -227,6 +227,22 @@ describe("custom inbound routes", () => {
     await request(served.url).get("/api/flows").expect(200);
   });
 
+  test("a route is told the client's address as Express trusts it (req.ip), a proxy's forwarded one included", async () => {
+    const seen: Array<string | undefined> = [];
+    const whoami: InboundRoute["handler"] = (_req, info) => {
+      seen.push(info?.remoteAddress);
+      return new Response("ok");
+    };
+    served = await serve([notebook], {
+      host: { inbound: [adapter([{ method: "GET", path: "/hooks/whoami", handler: whoami }])] },
+      before: (app) => app.set("trust proxy", "loopback"),
+    });
+    await request(served.url).get("/hooks/whoami").expect(200, "ok");
+    await request(served.url).get("/hooks/whoami").set("x-forwarded-for", "203.0.113.7").expect(200, "ok");
+    expect(seen[0]).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    expect(seen[1]).toBe("203.0.113.7");
+  });
+
   test("status, reason phrase and every header are written back, each Set-Cookie on its own; HEAD gets no body", async () => {
     const cookies = async () => {
       const headers = new Headers({ "content-type": "text/plain", "x-custom": "yes" });

@@ -61,7 +61,10 @@ export class ClientViews {
     return createClientResourceApi(this.context(flow, session), flow.allResources);
   }
 
-  /** Development inspector: unfiltered state of a session, its scopes and every declared resource. */
+  /**
+   * Development inspector: unfiltered state of a session, its scopes and every declared resource, each with its
+   * content (`null` when it has none), collection items included.
+   */
   async inspect(sessionId: string, caller: Caller): Promise<JsonObject> {
     if (!this.deps.inspector)
       throw new FlowError("inspector-disabled", "The development inspector is disabled on this host.");
@@ -73,11 +76,15 @@ export class ClientViews {
       const handle = scope.handles[accessor];
       try {
         if (handle && typeof handle.list === "function" && typeof handle.count === "function") {
-          const items = await handle.list();
-          resources[accessor] = items.map((item: { path: string; state: JsonObject }) => ({
-            path: item.path,
-            state: item.state,
-          }));
+          const items: Array<{ path: string; state: JsonObject; readContentRaw(): Promise<string | null> }> =
+            await handle.list();
+          resources[accessor] = await Promise.all(
+            items.map(async (item) => ({
+              path: item.path,
+              state: item.state,
+              content: await item.readContentRaw(),
+            })),
+          );
         } else if (handle && "state" in handle) {
           await scope.load([accessor]);
           resources[accessor] = {

@@ -1,6 +1,7 @@
 import { DefinitionError, FlowError, isFlowError } from "@flowrt/core";
 import { inboundRouteLabel, type SourcedInboundRoute } from "../../flows/inbound-routes.js";
 import type { FlowHost } from "../../host.js";
+import type { InboundRequestInfo } from "../../host-options.js";
 import type { HostLogger } from "../../logger.js";
 import { newErrorId } from "../../requests/new-request.js";
 import { problemResponse } from "../handler.js";
@@ -20,6 +21,8 @@ export interface InboundRequest extends BodySource {
   rawHeaders?: readonly string[];
   /** Aborts when the client goes away. */
   signal?: AbortSignal;
+  /** The client's address as the transport trusts it (Express: `req.ip`), handed to inbound routes. */
+  remoteAddress?: string | undefined;
 }
 
 interface CompiledInboundRoute {
@@ -139,8 +142,11 @@ export async function serveInbound(
   }
   try {
     const signal = request.signal;
+    const info: InboundRequestInfo = {};
+    if (request.remoteAddress !== undefined) info.remoteAddress = request.remoteAddress;
     const response: unknown = await route.handler(
       toWebRequest(request.method, url, request.headers, request.rawHeaders, body, signal),
+      info,
     );
     if (!(response instanceof globalThis.Response)) throw notAResponse(response);
     return fromWebResponse(response, head, signal, failed);

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createFlowHost, type FlowHost } from "@flowrt/engine";
 import { createFlowRouter, urlHost } from "@flowrt/express";
+import { inspectorInbound } from "@flowrt/inspector";
 import { createFsStores } from "@flowrt/store-fs";
 import express from "express";
 import { devTokenRoute } from "./auth/token-route.js";
@@ -18,6 +19,11 @@ export interface ReferenceServerOptions {
   dataDir?: string;
   /** How long {@link ReferenceServer.close} lets running requests finish. @default no limit */
   graceMs?: number;
+  /**
+   * The development inspector at `/api/flows/_inspector` (`@flowrt/inspector`; each signed-in user sees their own
+   * sessions). @default true unless NODE_ENV is "production"
+   */
+  inspector?: boolean;
 }
 
 export interface ReferenceServer {
@@ -35,7 +41,7 @@ const publicDir = fileURLToPath(new URL("../public", import.meta.url));
 
 /**
  * Starts the reference app: the notebook flow on the filesystem store; its API, MCP endpoint and board feed through
- * `@flowrt/express`; the development sign-in route; and the page at `/`.
+ * `@flowrt/express`; the development inspector; the development sign-in route; and the page at `/`.
  */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const stores = createFsStores({ dir: options.dataDir ?? ".data" });
@@ -44,7 +50,9 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     stores,
     resolvePrincipal,
     webhookProviders,
-    inbound,
+    // The development inspector beside the API: it binds no route while `inspector` is off.
+    inspector: options.inspector ?? process.env.NODE_ENV !== "production",
+    inbound: [...inbound, inspectorInbound()],
     ...(options.graceMs !== undefined ? { shutdownGraceMs: options.graceMs } : {}),
   });
   const pageScript = await buildPageScript();
@@ -53,7 +61,6 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const app = express();
   app.disable("x-powered-by");
   app.use(createFlowRouter(host));
-  // The development inspector (`@flowrt/inspector`, issue 24 part B) will be mounted here, beside the API.
   app.post("/auth/token", express.json({ limit: "4kb" }), devTokenRoute);
   app.get("/app.js", (_req, res) => {
     res.type("text/javascript").set("cache-control", "no-cache").send(pageScript);

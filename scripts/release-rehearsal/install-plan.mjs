@@ -209,6 +209,32 @@ export const installPlan = [
       ),
   },
   {
+    id: "inspector",
+    alone: "@flowrt/inspector",
+    extras: ["@flowrt/engine", "@flowrt/core", "@flowrt/express", "@flowrt/store-memory", "express", "zod"],
+    extrasFromExample: true,
+    label: "inspector + engine + core + express adapter + store-memory + express + zod (README)",
+    note: 'the README\'s "Try it (runnable)" example: its "Mount it" block is a fragment of an app',
+    example: async (ctx) => {
+      const code = readmeExample(ctx.installed("@flowrt/inspector"), "## Try it (runnable)");
+      writeFileSync(join(ctx.dir, "example.mts"), code);
+      return expectOutput(
+        await withServer(
+          ctx.node,
+          ["example.mts"],
+          { cwd: ctx.dir, env: { ...ctx.env, PORT: "0" }, banner: /inspector on (\S+)\n/ },
+          async (url) => {
+            const page = await fetch(url);
+            const flows = await (await fetch(`${url}/api/flows`)).text();
+            return `GET ${new URL(url).pathname} -> ${page.status} ${page.headers.get("content-type")}\nGET api/flows -> ${flows.slice(0, 160)}`;
+          },
+        ),
+        /-> 200 text\/html/,
+        /"hello"/,
+      );
+    },
+  },
+  {
     id: "mcp",
     alone: "@flowrt/mcp",
     // The install line names the host packages; the example also serves them over Express with a bearer check.

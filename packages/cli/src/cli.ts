@@ -1,7 +1,9 @@
 #!/usr/bin/env node
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { isFlowError } from "@flowrt/core";
+import { DEV_MARK, devBanner, devServeArguments, findPublicDir, loadInspector } from "./cli/dev.js";
 import { loadEnvFile } from "./cli/env-file.js";
 import { storeFromEnvironment } from "./cli/environment.js";
 import { eraseUserData } from "./cli/erase-user.js";
@@ -13,6 +15,7 @@ import { UsageError } from "./cli/store-spec.js";
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 const USAGE = `Usage: flowrt serve <module> [options]
+       flowrt dev <module> [options]
        flowrt erase-user --user <id> [--org <id>] [--store <spec>] <module>
        flowrt --version
 
@@ -20,6 +23,11 @@ serve: serves the flows a module exports (a default array, a named "flows" array
 definition; optional named exports "resolvePrincipal", "webhookProviders" and "inbound", an array of
 custom inbound adapters whose routes are served beside the API). TypeScript modules load through Node's
 type stripping, or tsx when it is installed.
+
+dev: serves the module for development and restarts when a file in its folder changes: on the filesystem store
+(.flowrt/) unless --store or $FLOWRT_STORE says otherwise, .env read when present, the development inspector on
+(@flowrt/inspector's page when it is installed), a public/ folder beside the module served at /, no grace period.
+Prints the API, OpenAPI, page and inspector URLs.
 
 erase-user: removes every session of a user in every flow (running requests aborted, sessions beneath
 them, everything stored under them), their user-scope data and their request records from the store the
@@ -89,7 +97,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     return values.help ? 0 : 1;
   }
   const [command, modulePath, ...extra] = positionals;
-  if (command !== "serve" && command !== "erase-user") {
+  if (command !== "serve" && command !== "erase-user" && command !== "dev") {
     throw new UsageError(`Unknown command "${command}". Try: flowrt serve <module>.`);
   }
   if (!modulePath) throw new UsageError(`flowrt ${command} needs the path of a flows module.`);
@@ -100,6 +108,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
   for (const option of ["user", "org"] as const) {
     if (values[option] !== undefined) throw new UsageError(`--${option} is an option of flowrt erase-user.`);
   }
+  if (command === "dev") return dev(modulePath, values, env);
+  const developing = env[DEV_MARK] === "1";
 
   // An empty PORT or HOST counts as unset.
   const port = parsePort(values.port ?? (env.PORT || "3000"));
@@ -112,12 +122,23 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
         ? parseGrace(env.FLOWRT_GRACE_MS, "FLOWRT_GRACE_MS")
         : DEFAULT_GRACE_MS;
   const module = await loadFlowsModule(modulePath);
+  const devParts = developing
+    ? { inspector: await loadInspector(), publicDir: findPublicDir(modulePath, process.cwd()) }
+    : undefined;
   const server = await serveFlows(module, {
     port,
     host,
     store,
     graceMs,
     ...(values["base-path"] !== undefined ? { basePath: values["base-path"] } : {}),
+    ...(devParts !== undefined
+      ? {
+          dev: {
+            ...(devParts.inspector ? { inspector: devParts.inspector } : {}),
+            ...(devParts.publicDir !== undefined ? { publicDir: devParts.publicDir } : {}),
+          },
+        }
+      : {}),
   });
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -143,7 +164,58 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
   // Said once the signals are handled: a supervisor that stops the process as soon as it reads this line must not
   // meet the default action (an exit without the drain).
   process.stdout.write(`flowrt listening on ${server.url}\n`);
+  if (devParts !== undefined) {
+    const origin = new URL(server.url).origin;
+    process.stdout.write(
+      devBanner(server.url, origin, {
+        inspector: devParts.inspector !== undefined,
+        page: devParts.publicDir !== undefined,
+      }),
+    );
+  }
   return undefined;
+}
+
+/**
+ * `flowrt dev`: runs `flowrt serve` under Node's watch mode (see {@link devServeArguments}), passes SIGINT and SIGTERM
+ * on to it, and exits as it does.
+ */
+async function dev(
+  modulePath: string,
+  values: {
+    port?: string;
+    host?: string;
+    store?: string;
+    "base-path"?: string;
+    "env-file"?: string;
+    "grace-ms"?: string;
+  },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  if (values["grace-ms"] !== undefined) throw new UsageError("--grace-ms is an option of flowrt serve.");
+  const args = devServeArguments(
+    {
+      modulePath,
+      ...(values.port !== undefined ? { port: values.port } : {}),
+      ...(values.host !== undefined ? { host: values.host } : {}),
+      ...(values.store !== undefined ? { store: values.store } : {}),
+      ...(values["base-path"] !== undefined ? { basePath: values["base-path"] } : {}),
+      ...(values["env-file"] !== undefined ? { envFile: values["env-file"] } : {}),
+    },
+    { cliPath: process.argv[1]!, cwd: process.cwd(), env, execArgv: process.execArgv },
+  );
+  const child = spawn(process.execPath, args, {
+    stdio: "inherit",
+    env: { ...env, [DEV_MARK]: "1", NODE_ENV: env.NODE_ENV || "development" },
+  });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on("SIGINT", forward);
+  process.on("SIGTERM", forward);
+  return new Promise<number>((resolve) => {
+    child.once("exit", (code, signal) =>
+      resolve(code ?? (signal === "SIGINT" || signal === "SIGTERM" ? 0 : 1)),
+    );
+  });
 }
 
 /** `flowrt erase-user`: checks the options before any module or store is opened, prints the counts as JSON. */

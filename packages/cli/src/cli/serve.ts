@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FlowStores } from "@flowrt/core";
-import { createFlowHost, type FlowHost } from "@flowrt/engine";
+import { createFlowHost, type FlowHost, type InboundAdapter } from "@flowrt/engine";
 import { createFlowRouter, isLoopbackHost, urlHost } from "@flowrt/express";
 import express from "express";
 import type { FlowsModule } from "./load-flows-module.js";
@@ -15,6 +15,11 @@ export interface ServeOptions {
   basePath?: string;
   /** How long {@link RunningServer.close} lets running requests finish. @default no limit */
   graceMs?: number;
+  /**
+   * `flowrt dev`: the host's development inspector on (the JSON debug route, and `@flowrt/inspector`'s page when
+   * given), and a folder of static files (the application's page) served at `/`.
+   */
+  dev?: { inspector?: InboundAdapter; publicDir?: string };
 }
 
 export interface RunningServer {
@@ -71,7 +76,10 @@ export async function serveFlows(module: FlowsModule, options: ServeOptions): Pr
       stores,
       ...(module.resolvePrincipal ? { resolvePrincipal: module.resolvePrincipal } : {}),
       ...(module.webhookProviders ? { webhookProviders: module.webhookProviders } : {}),
-      ...(module.inbound ? { inbound: module.inbound } : {}),
+      ...(module.inbound || options.dev?.inspector
+        ? { inbound: [...(module.inbound ?? []), ...(options.dev?.inspector ? [options.dev.inspector] : [])] }
+        : {}),
+      ...(options.dev ? { inspector: true } : {}),
       ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
       ...(options.graceMs !== undefined ? { shutdownGraceMs: options.graceMs } : {}),
     });
@@ -79,6 +87,7 @@ export async function serveFlows(module: FlowsModule, options: ServeOptions): Pr
     const app = express();
     app.disable("x-powered-by");
     app.use(createFlowRouter(host));
+    if (options.dev?.publicDir !== undefined) app.use(express.static(options.dev.publicDir));
     server = createServer(app);
     await listen(server, options.port, options.host);
   } catch (error) {

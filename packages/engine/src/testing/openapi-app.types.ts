@@ -432,6 +432,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the schedules whose runs act as the caller, with their next tick (never refused: an unidentified caller gets an empty list) */
+        get: operations["listSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{sessionId}/resources/{ref}/content": {
         parameters: {
             query?: never;
@@ -1712,6 +1729,59 @@ export interface operations {
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description Only narrows; repeated, a row must match every value. */
+                userId?: string[];
+                /** @description Only narrows; repeated, a row must match every value. */
+                flowId?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description { schedules } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        schedules: {
+                            flowId: string;
+                            name: string;
+                            cron: string;
+                            /** @description IANA time zone the expression is read in. */
+                            timezone: string;
+                            /** @enum {string} */
+                            catchUp: "none" | "latest";
+                            /** @description The principal the runs act as. */
+                            userId: string;
+                            orgId?: string;
+                            /** @description The session the runs go to; absent: a fresh one per tick. */
+                            sessionId?: string;
+                            /**
+                             * Format: date-time
+                             * @description null when no tick is left.
+                             */
+                            nextTickAt: string | null;
+                            lastTick: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description The request the tick started, once it fired. */
+                                requestId?: string;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Problem"];
         };
     };

@@ -21,6 +21,7 @@ const ROUTES: Record<string, string[]> = {
   "/": ["get"],
   "/openapi.json": ["get"],
   "/sessions": ["get"],
+  "/schedules": ["get"],
   "/active-requests": ["get"],
   "/sessions/{sessionId}": ["get", "patch", "delete"],
   "/sessions/{sessionId}/requests": ["get"],

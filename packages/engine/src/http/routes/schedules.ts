@@ -50,6 +50,7 @@ export const scheduleRoutes: Route<HttpContext>[] = [
           properties: { schedules: { type: "array", items: SCHEDULE_SCHEMA } },
         }),
       },
+      errors: [413],
     },
     handler: async (req, _params, { host }) => {
       const userId = queryValues(req, "userId");

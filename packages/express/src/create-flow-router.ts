@@ -35,7 +35,6 @@ class ExpressRequest implements MountedRequest {
   readonly rawHeaders: string[];
   readonly rawBody: Buffer | undefined;
   readonly body: AsyncIterable<Uint8Array> | undefined;
-  readonly remoteAddress: string | undefined;
   readonly #req: Request;
   readonly #res: Response;
   #gone: AbortController | undefined;
@@ -49,10 +48,13 @@ class ExpressRequest implements MountedRequest {
     // The bytes a parser's `verify` hook kept, else the stream the engine reads.
     this.rawBody = keptBody(req);
     this.body = this.rawBody === undefined ? bodyStream(req) : undefined;
-    // As the application's `trust proxy` setting says (the socket's own address without one).
-    this.remoteAddress = req.ip ?? req.socket.remoteAddress;
     this.#req = req;
     this.#res = res;
+  }
+
+  /** As the application's `trust proxy` setting says (the socket's own address without one); read when asked. */
+  get remoteAddress(): string | undefined {
+    return this.#req.ip ?? this.#req.socket.remoteAddress;
   }
 
   get origin(): string {

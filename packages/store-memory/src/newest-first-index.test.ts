@@ -76,6 +76,54 @@ describe("NewestFirstIndex", () => {
     expect([...index.from()]).toEqual([back]);
   });
 
+  it("stays in order when the oldest rows go first (retention), with removals and re-adds between", () => {
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const index = new NewestFirstIndex<ReturnType<typeof row>>();
+    const sorted = (list: ReturnType<typeof row>[]) =>
+      [...list].sort((a, b) => (newerThan(a, b) ? -1 : newerThan(b, a) ? 1 : 0));
+    let held: ReturnType<typeof row>[] = [];
+    const gone: ReturnType<typeof row>[] = [];
+    for (let step = 0; step < 6000; step++) {
+      const choice = random(10);
+      if (held.length > 0 && choice < 4) {
+        // The oldest row, as retention removes them.
+        const oldest = sorted(held).at(-1)!;
+        held = held.filter((r) => r !== oldest);
+        index.delete(oldest);
+        index.delete(oldest);
+        gone.push(oldest);
+      } else if (held.length > 0 && choice === 4) {
+        const r = held.splice(random(held.length), 1)[0]!;
+        index.delete(r);
+        gone.push(r);
+      } else if (gone.length > 0 && choice === 5) {
+        // A removed row comes back (its position unchanged).
+        const back = gone.splice(random(gone.length), 1)[0]!;
+        index.add(back);
+        held.push(back);
+      } else {
+        const time = random(5) === 0 ? random(step + 1) : step;
+        const r = row(String(time).padStart(5, "0"), String.fromCharCode(97 + random(26)) + step);
+        index.add(r);
+        held.push(r);
+      }
+      if (step % 250 === 0 || step === 5999) {
+        const expected = sorted(held);
+        expect([...index.from()]).toEqual(expected);
+        expect(index.size).toBe(held.length);
+        const middle = expected[Math.floor(expected.length / 2)];
+        if (middle) expect([...index.from(middle)]).toEqual(expected.slice(expected.indexOf(middle) + 1));
+      }
+    }
+    for (const r of sorted(held).reverse()) index.delete(r);
+    expect(index.size).toBe(0);
+    expect([...index.from()]).toEqual([]);
+  });
+
   it("compares by time, then id", () => {
     expect(newerThan(row("2", "a"), row("1", "z"))).toBe(true);
     expect(newerThan(row("1", "b"), row("1", "a"))).toBe(true);

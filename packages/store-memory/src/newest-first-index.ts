@@ -23,19 +23,22 @@ const COMPACT_AT_LEAST = 64;
  * page starts is a binary search, so a page costs O(log n + what it walks) at any depth.
  *
  * The rows are held oldest first, so the usual insert (a row newer than all, as sessions and requests are made)
- * is an append; a removal marks the row and the array is compacted once half of it is marked, so removing the
- * oldest rows (retention) or any others costs O(1) amortised rather than moving the array. An insert out of
+ * is an append; removing the oldest row (retention) moves the start of the live part past it, removing the
+ * newest drops it, and any other removal marks the row; the array is compacted once half of it is dead, so every
+ * removal costs O(1) amortised rather than moving the array. An insert out of
  * order is a binary search and one `splice`. Rows are kept by identity; each must be in the index at most once,
  * and its `createdAt` and `id` must not change while it is.
  */
 export class NewestFirstIndex<Row extends Positioned> {
-  /** Oldest first; removed rows stay until the next compaction. */
+  /** Oldest first from {@link #start}; rows before it, and marked ones, are removed and stay until a compaction. */
   #rows: Row[] = [];
+  /** Where the live part of {@link #rows} begins: the oldest rows removed are left behind it. */
+  #start = 0;
   /** Rows removed but still in the array; made on the first such removal (most indexes never need one). */
   #removed: Set<Row> | undefined;
 
   get size(): number {
-    return this.#rows.length - (this.#removed?.size ?? 0);
+    return this.#rows.length - this.#start - (this.#removed?.size ?? 0);
   }
 
   add(row: Row): void {
@@ -45,7 +48,7 @@ export class NewestFirstIndex<Row extends Positioned> {
     // Rows are made newest last, but those of one millisecond come in any id order: a row goes back past the few
     // newer ones at the end by a short walk, and only a row older than those by a binary search.
     let at = rows.length;
-    while (at > 0 && !newerThan(row, rows[at - 1]!)) {
+    while (at > this.#start && !newerThan(row, rows[at - 1]!)) {
       if (rows.length - at === SHORT_WALK) {
         at = this.#firstNewerThan(row);
         break;
@@ -60,15 +63,27 @@ export class NewestFirstIndex<Row extends Positioned> {
   delete(row: Row): void {
     if (this.#removed?.has(row)) return;
     const rows = this.#rows;
+    if (rows.length === this.#start) return;
     // The newest row (a session's only request, the last one made) leaves the array at once.
     if (rows[rows.length - 1] === row) {
       rows.pop();
+      if (rows.length === this.#start) this.#clear();
+      return;
+    }
+    // The oldest (what retention removes): the live part starts after it, and after any marked rows next to it.
+    if (rows[this.#start] === row) {
+      this.#start++;
+      const removed = this.#removed;
+      while (removed !== undefined && this.#start < rows.length && removed.delete(rows[this.#start]!))
+        this.#start++;
+      if (rows.length === this.#start) this.#clear();
+      else if (this.#start >= COMPACT_AT_LEAST && this.#start * 2 >= rows.length) this.#compact();
       return;
     }
     if (!this.#holds(row)) return;
     const removed = (this.#removed ??= new Set());
     removed.add(row);
-    if (removed.size >= COMPACT_AT_LEAST && removed.size * 2 >= rows.length) this.#compact();
+    if (removed.size >= COMPACT_AT_LEAST && (removed.size + this.#start) * 2 >= rows.length) this.#compact();
   }
 
   /**
@@ -79,7 +94,8 @@ export class NewestFirstIndex<Row extends Positioned> {
     const rows = this.#rows;
     const removed = this.#removed;
     // Rows strictly older than `after` are a prefix of the oldest-first array: walked from its end.
-    for (let i = (after === undefined ? rows.length : this.#firstNotOlderThan(after)) - 1; i >= 0; i--) {
+    const start = this.#start;
+    for (let i = (after === undefined ? rows.length : this.#firstNotOlderThan(after)) - 1; i >= start; i--) {
       const row = rows[i]!;
       if (removed === undefined || removed.size === 0 || !removed.has(row)) yield row;
     }
@@ -88,7 +104,7 @@ export class NewestFirstIndex<Row extends Positioned> {
   /** Whether `row` itself (not only a row at its position) is in the array. */
   #holds(row: Row): boolean {
     const rows = this.#rows;
-    for (let i = this.#firstNewerThan(row) - 1; i >= 0; i--) {
+    for (let i = this.#firstNewerThan(row) - 1; i >= this.#start; i--) {
       const at = rows[i]!;
       if (at === row) return true;
       // Equal positions sit together; past them the row is not here.
@@ -99,15 +115,23 @@ export class NewestFirstIndex<Row extends Positioned> {
 
   #compact(): void {
     const removed = this.#removed;
-    if (removed === undefined) return;
-    this.#rows = this.#rows.filter((row) => !removed.has(row));
+    const live = this.#rows.slice(this.#start);
+    this.#rows = removed === undefined ? live : live.filter((row) => !removed.has(row));
+    this.#start = 0;
+    this.#removed = undefined;
+  }
+
+  /** Nothing is live: the array starts again empty. */
+  #clear(): void {
+    this.#rows = [];
+    this.#start = 0;
     this.#removed = undefined;
   }
 
   /** Index of the first row newer than `position` (the array's length when none is). */
   #firstNewerThan(position: Positioned): number {
     const rows = this.#rows;
-    let lo = 0;
+    let lo = this.#start;
     let hi = rows.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
@@ -120,7 +144,7 @@ export class NewestFirstIndex<Row extends Positioned> {
   /** Index of the first row that is not older than `position` (a row equal to it included). */
   #firstNotOlderThan(position: Positioned): number {
     const rows = this.#rows;
-    let lo = 0;
+    let lo = this.#start;
     let hi = rows.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;

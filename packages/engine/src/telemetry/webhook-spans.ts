@@ -66,12 +66,26 @@ async function tracedDelivery<T extends { kind: DeliveryOutcome; error?: unknown
  * Runs a provider's `verify` in a span `webhook verify {provider}` with its answer (`flowrt.webhook.verified`). A
  * verifier that throws is recorded by its error's type only: its message may quote the signature or the secret.
  */
-export async function traceWebhookVerify(
+export function traceWebhookVerify(
+  provider: string,
+  verify: () => boolean | Promise<boolean>,
+): boolean | Promise<boolean> {
+  const tracer = engineTracer();
+  if (tracer === undefined) {
+    // No SDK: the verifier's own answer (a synchronous one stays synchronous).
+    const answer = verify();
+    return typeof answer === "boolean"
+      ? answer
+      : Promise.resolve(answer).then((verified) => verified === true);
+  }
+  return tracedVerify(tracer, provider, verify);
+}
+
+async function tracedVerify(
+  tracer: Tracer,
   provider: string,
   verify: () => boolean | Promise<boolean>,
 ): Promise<boolean> {
-  const tracer = engineTracer();
-  if (tracer === undefined) return (await verify()) === true;
   const span = tracer.startSpan(`webhook verify ${provider}`);
   try {
     const verified = (await verify()) === true;

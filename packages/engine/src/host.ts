@@ -13,6 +13,7 @@ import { AccessControl } from "./access/access-control.js";
 import type { Caller } from "./access/caller.js";
 import type { ListingQuery } from "./access/listing-scope.js";
 import type { BodyIdentity, PrincipalOutcome } from "./access/principal.js";
+import { warnOpenFlows } from "./access/warn-open-flows.js";
 import { ActionService, type InvokeBody } from "./actions/action-service.js";
 import { prepareAction } from "./execution/action-run.js";
 import { checkWebhookProviders } from "./flows/check-webhook-providers.js";
@@ -27,9 +28,9 @@ import { scheduleRecovery } from "./requests/recovery.js";
 import { RequestRunner } from "./requests/request-runner.js";
 import { RetentionSchedule } from "./requests/retention.js";
 import { checkCrossFlowSchemas, editableTemplateWarnings } from "./resources/index.js";
+import { startHostScheduler } from "./schedules/host-scheduler.js";
 import { listSchedules, type ScheduleView } from "./schedules/schedule-listing.js";
-import { type HostedSchedule, hostedSchedules, Scheduler } from "./schedules/scheduler.js";
-import { startScheduledRun } from "./schedules/start-scheduled-run.js";
+import { type HostedSchedule, hostedSchedules, type Scheduler } from "./schedules/scheduler.js";
 import { ClientViews } from "./sessions/client-views.js";
 import { type EraseUserOptions, eraseUser } from "./sessions/erase-user.js";
 import type { PageQuery } from "./sessions/listing-cursor.js";
@@ -229,28 +230,18 @@ export class FlowHost {
     await this.stores.setup?.();
     // Closed while the stores were being set up: it never starts.
     if (!this.gate.markStarted()) return;
-    this.warnOpenFlows();
+    warnOpenFlows(this.registry, this.access, this.logger, this.inspector);
     this.retention?.start();
     this.schedules = schedules;
-    if (schedules.length > 0) {
-      const runs = {
-        stores: this.stores,
-        access: this.access,
-        registry: this.registry,
-        sessions: this.sessions,
-        runner: this.runner,
-        logger: this.logger,
-      };
-      this.scheduler = new Scheduler(schedules, {
-        stores: this.stores,
-        logger: this.logger,
-        hostId: this.hostId,
-        claimMs: this.runner.leaseMs,
-        startRun: (schedule, at, requestId) =>
-          startScheduledRun(runs, schedule.flow, schedule.cron.definition, at, requestId),
-      });
-      this.scheduler.start();
-    }
+    this.scheduler = startHostScheduler(schedules, {
+      stores: this.stores,
+      access: this.access,
+      registry: this.registry,
+      sessions: this.sessions,
+      runner: this.runner,
+      logger: this.logger,
+      hostId: this.hostId,
+    });
     // The periodic passes are set up first: a first pass that fails (the store down a moment) rejects start(), and
     // the next passes still resume the durable work.
     // A periodic pass leaves a just-queued durable request to the host that accepted it (see `recover`).
@@ -287,19 +278,6 @@ export class FlowHost {
         },
       );
     return this.closing;
-  }
-
-  /**
-   * Says at start which flows anyone can use: no resolver of their own and none on the host. Their routes trust
-   * `body.userId`, and (with the inspector on) show unfiltered state.
-   */
-  private warnOpenFlows(): void {
-    const open = this.registry.flows.filter((flow) => !this.access.hasResolver(flow)).map((flow) => flow.id);
-    if (open.length === 0) return;
-    this.logger.warn(
-      { flows: open, inspector: this.inspector },
-      "flows open to anyone: no principal resolver, callers name their own user (body.userId)",
-    );
   }
 
   // --- principals and owner checks (see access/) ----------------------------------------------------

@@ -86,10 +86,11 @@ export {
   type RetentionOptions,
   resolveRetention,
 } from "./store/retention.js";
-export type {
-  ScheduleStore,
-  ScheduleTick,
-  ScheduleTickRecord,
-  TickClaim,
-  TickClaimResult,
+export {
+  isScheduleTick,
+  type ScheduleStore,
+  type ScheduleTick,
+  type ScheduleTickRecord,
+  type TickClaim,
+  type TickClaimResult,
 } from "./store/schedule-store.js";

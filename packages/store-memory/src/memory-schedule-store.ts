@@ -1,5 +1,6 @@
 import {
   FlowError,
+  isScheduleTick,
   type ScheduleStore,
   type ScheduleTick,
   type ScheduleTickRecord,
@@ -8,13 +9,7 @@ import {
 
 /** Throws a `TypeError` for a tick that is not `{ flowId: string, schedule: string, at: <integer> }`. */
 function checkTick(tick: ScheduleTick): void {
-  const ok =
-    typeof tick === "object" &&
-    tick !== null &&
-    typeof tick.flowId === "string" &&
-    typeof tick.schedule === "string" &&
-    Number.isSafeInteger(tick.at);
-  if (!ok)
+  if (!isScheduleTick(tick))
     throw new TypeError("store-memory: a tick is { flowId: string, schedule: string, at: <integer ms> }.");
 }
 

@@ -1,5 +1,6 @@
 import {
   FlowError,
+  isScheduleTick,
   type ScheduleStore,
   type ScheduleTick,
   type ScheduleTickRecord,
@@ -23,13 +24,7 @@ function toTick(row: Row): ScheduleTickRecord {
 }
 
 function tickParams(tick: ScheduleTick): [string, string, number] {
-  const ok =
-    typeof tick === "object" &&
-    tick !== null &&
-    typeof tick.flowId === "string" &&
-    typeof tick.schedule === "string" &&
-    Number.isSafeInteger(tick.at);
-  if (!ok)
+  if (!isScheduleTick(tick))
     throw new TypeError("store-postgres: a tick is { flowId: string, schedule: string, at: <integer ms> }.");
   return [tick.flowId, tick.schedule, tick.at];
 }

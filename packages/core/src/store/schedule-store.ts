@@ -17,6 +17,15 @@ export interface ScheduleTick {
 }
 
 /** A host's claim on a tick: who holds it, and until when it holds without being fired (ms since the epoch). */
+/** Whether `value` is a tick a store can take: `{ flowId: string, schedule: string, at: <integer ms> }`. */
+export function isScheduleTick(value: unknown): value is ScheduleTick {
+  if (typeof value !== "object" || value === null) return false;
+  const tick = value as Partial<ScheduleTick>;
+  return (
+    typeof tick.flowId === "string" && typeof tick.schedule === "string" && Number.isSafeInteger(tick.at)
+  );
+}
+
 export interface TickClaim {
   hostId: string;
   until: number;

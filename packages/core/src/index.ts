@@ -64,12 +64,14 @@ export type { FlowStores } from "./store/flow-stores.js";
 export {
   type ActiveRequestEntry,
   type NewRequestEvent,
+  type RequestCreateOptions,
   type RequestError,
   type RequestEvent,
   type RequestPatch,
   type RequestRecord,
   type RequestStatus,
   type RequestStore,
+  type RequestUpdateEffects,
   type RetentionPolicy,
   TERMINAL_REQUEST_STATUSES,
 } from "./store/request-store.js";

@@ -217,6 +217,8 @@ export interface SessionStore {
 
 export interface ScopeStateStore {
   get(address: ScopeAddress): Promise<Versioned<JsonObject> | null>;
+  /** {@link get} for several addresses in one read: the answers in the same order (a run reads its scopes so). */
+  getMany(addresses: readonly ScopeAddress[]): Promise<(Versioned<JsonObject> | null)[]>;
   /** A fenced write ({@link Fence}) is refused with `lease-lost` once a newer claim exists, storing nothing. */
   put(
     address: ScopeAddress,

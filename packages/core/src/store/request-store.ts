@@ -1,4 +1,4 @@
-import type { CasResult, Fence, JsonObject, JsonValue } from "./contract.js";
+import type { CasResult, Fence, JsonObject, JsonValue, SessionRecord } from "./contract.js";
 
 /** The store contract's requests (see `contract.ts` for the rules every store keeps). */
 
@@ -111,15 +111,47 @@ export interface RetentionOptions {
   intervalMs?: number;
 }
 
+/**
+ * What {@link RequestStore.update} writes together with its patch, in the same atomic write and only when the
+ * compare-and-swap holds: nothing of it when the version moved. Lets a run's claim enter the active registry and
+ * log `request.started`, and its end leave the registry and log its last events, in one write each (one round trip
+ * on a database).
+ */
+export interface RequestUpdateEffects {
+  /** Enter the active registry with this entry (replacing the request's entry if it has one), or leave it (`null`). */
+  active?: ActiveRequestEntry | null;
+  /**
+   * Events appended after the patch, in order, with the next seqs: as {@link RequestStore.appendEvent} would, and
+   * notified to subscribers the same way. The update decides: a patch to a terminal status may carry events
+   * before its terminal event (which comes last).
+   */
+  events?: readonly NewRequestEvent[];
+}
+
+/** What {@link RequestStore.create} writes with the request. */
+export interface RequestCreateOptions {
+  /**
+   * The request's own new session (`session.id` is the record's `sessionId`), created in the same atomic write:
+   * both or neither. `create` answers false, writing nothing, when the session id or the request id exists.
+   */
+  session?: SessionRecord;
+}
+
 export interface RequestStore {
-  /** Create-only; false when the id exists. */
-  create(record: RequestRecord): Promise<boolean>;
+  /** Create-only; false when the id exists (nothing written). */
+  create(record: RequestRecord, options?: RequestCreateOptions): Promise<boolean>;
   get(id: string): Promise<RequestRecord | null>;
   /**
    * Applies `patch` only when the stored version equals `expectedVersion`; the version then grows by 1. A run's own
-   * transitions need no {@link Fence}: every claim changes the version they are conditional on.
+   * transitions need no {@link Fence}: every claim changes the version they are conditional on. `effects` are
+   * written with the patch, atomically, only when it applies ({@link RequestUpdateEffects}).
    */
-  update(id: string, expectedVersion: number, patch: RequestPatch): Promise<CasResult<RequestRecord>>;
+  update(
+    id: string,
+    expectedVersion: number,
+    patch: RequestPatch,
+    effects?: RequestUpdateEffects,
+  ): Promise<CasResult<RequestRecord>>;
   /**
    * The requests that ran in a session, newest first (`createdAt` descending, then `id` descending); with
    * `after`, only those after that position. Costs O(log n + limit).

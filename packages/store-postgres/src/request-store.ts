@@ -1,8 +1,14 @@
-import { FlowError, type RequestRecord, type RequestStore, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
+import {
+  FlowError,
+  type RequestRecord,
+  type RequestStore,
+  type SessionRecord,
+  TERMINAL_REQUEST_STATUSES,
+} from "@flowrt/core";
 import type { PostgresDriver } from "./driver.js";
 import type { EventHub } from "./event-hub.js";
 import { checkFence, fenceParams } from "./fence.js";
-import { toActive, toEpochMs, toEvent, toJsonText, toRequest } from "./rows.js";
+import { requestParams, sessionParams, toActive, toEpochMs, toEvent, toJsonText, toRequest } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
 /** The events that end a request's log: `request.<status>` for each terminal status. */
@@ -24,39 +30,43 @@ export function createRequestStore(
     return rows[0] ? toRequest(rows[0]) : null;
   };
 
-  return {
-    async create(record) {
-      const { rows } = await db.query(sql.insert, [
-        record.id,
-        record.sessionId,
-        record.flowId,
-        record.flowKind,
-        record.action,
-        record.userId,
-        record.orgId ?? null,
-        record.status,
-        toJsonText(record.input ?? null),
-        toJsonText(record.output),
-        toJsonText(record.error),
-        JSON.stringify(record.metadata ?? {}),
-        record.durable,
-        record.claim?.hostId ?? null,
-        record.claim?.until ?? null,
-        record.version,
-        record.createdAt,
-        record.startedAt ?? null,
-        record.completedAt ?? null,
-        toEpochMs(record.completedAt) ?? toEpochMs(record.createdAt),
-        record.epoch ?? null,
+  /** Events a write appended (`count` of them, the last `lastSeq`) delivered here without waiting for the notification. */
+  const appended = (requestId: string, lastSeq: number, count: number, tick: number) => {
+    for (let seq = lastSeq - count + 1; seq <= lastSeq; seq++) hub.appended(requestId, seq, tick);
+  };
+
+  const createWithSession = async (record: RequestRecord, session: SessionRecord): Promise<boolean> => {
+    if (session.id !== record.sessionId)
+      throw new FlowError("invalid-request", "store-postgres: a request's own session has the request's sessionId.");
+    try {
+      const { rows } = await db.query(sql.insertWithSession, [
+        ...requestParams(record),
+        ...sessionParams(session),
       ]);
+      return rows.length === 1;
+    } catch (error) {
+      // The request id is taken: the statement failed whole, so the session was not created either.
+      if ((error as { code?: unknown }).code === "23505") return false;
+      throw error;
+    }
+  };
+
+  return {
+    async create(record, options) {
+      const session = options?.session;
+      if (session !== undefined) return createWithSession(record, session);
+      const { rows } = await db.query(sql.insert, requestParams(record));
       return rows.length === 1;
     },
 
     get: current,
 
-    async update(id, expectedVersion, patch) {
+    async update(id, expectedVersion, patch, effects) {
       const claimGiven = patch.claim !== undefined;
-      const { rows } = await db.query(sql.update, [
+      const events = effects?.events ?? [];
+      const active = effects?.active;
+      const tick = hub.beginAppend();
+      const params: unknown[] = [
         id,
         expectedVersion,
         patch.status ?? null,
@@ -72,8 +82,32 @@ export function createRequestStore(
         patch.completedAt ?? null,
         toEpochMs(patch.completedAt),
         patch.epoch ?? null,
-      ]);
-      if (rows[0]) return { ok: true, version: Number(rows[0].version) };
+      ];
+      if (effects !== undefined) {
+        params.push(
+          active != null,
+          active?.sessionId ?? null,
+          active?.flowId ?? null,
+          active?.userId ?? null,
+          active?.orgId ?? null,
+          active?.action ?? null,
+          active?.startedAt ?? null,
+          active === null,
+          events.map((event) => event.type),
+          events.map((event) => event.at),
+          events.map((event) => JSON.stringify(event.data ?? {})),
+          channel,
+          Buffer.byteLength(id) <= MAX_NOTIFIED_ID_BYTES ? id : "",
+        );
+      }
+      const { rows } = await db.query<{ version: unknown; last_seq: unknown }>(
+        effects === undefined ? sql.update : sql.updateWithEffects,
+        params,
+      );
+      if (rows[0]) {
+        if (events.length > 0) appended(id, Number(rows[0].last_seq), events.length, tick);
+        return { ok: true, version: Number(rows[0].version) };
+      }
       const record = await current(id);
       return { ok: false, current: record ? { value: record, version: record.version } : null };
     },

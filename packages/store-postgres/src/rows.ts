@@ -158,3 +158,47 @@ export function pageBounds(offset: number | undefined, limit: number | undefined
     limit === undefined || limit === Number.POSITIVE_INFINITY ? null : whole(limit),
   ];
 }
+
+/** A session's insert parameters (`$1`–`$11` of the session insert). */
+export function sessionParams(session: SessionRecord): unknown[] {
+  return [
+    session.id,
+    session.flowId,
+    session.flowKind,
+    session.userId,
+    session.orgId ?? null,
+    session.tenantId ?? null,
+    session.parentSessionId ?? null,
+    session.rootSessionId,
+    session.title ?? null,
+    JSON.stringify(session.metadata ?? {}),
+    session.createdAt,
+  ];
+}
+
+/** A request's insert parameters (`$1`–`$21` of the request insert). */
+export function requestParams(record: RequestRecord): unknown[] {
+  return [
+    record.id,
+    record.sessionId,
+    record.flowId,
+    record.flowKind,
+    record.action,
+    record.userId,
+    record.orgId ?? null,
+    record.status,
+    toJsonText(record.input ?? null),
+    toJsonText(record.output),
+    toJsonText(record.error),
+    JSON.stringify(record.metadata ?? {}),
+    record.durable,
+    record.claim?.hostId ?? null,
+    record.claim?.until ?? null,
+    record.version,
+    record.createdAt,
+    record.startedAt ?? null,
+    record.completedAt ?? null,
+    toEpochMs(record.completedAt) ?? toEpochMs(record.createdAt),
+    record.epoch ?? null,
+  ];
+}

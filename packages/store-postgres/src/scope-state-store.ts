@@ -34,6 +34,20 @@ export function createScopeStateStore(db: PostgresDriver, sql: StoreSql["scopeSt
 
   return {
     get,
+    async getMany(addresses) {
+      if (addresses.length === 0) return [];
+      if (addresses.length === 1) return [await get(addresses[0]!)];
+      const { rows } = await db.query<{ ord: unknown; value: string; version: unknown }>(sql.getMany, [
+        addresses.map((address) => address.scope),
+        addresses.map((address) => address.scopeId),
+        addresses.map((address) => address.bucket),
+      ]);
+      const found: (Versioned<JsonObject> | null)[] = addresses.map(() => null);
+      for (const row of rows) {
+        found[Number(row.ord) - 1] = { value: JSON.parse(row.value) as JsonObject, version: Number(row.version) };
+      }
+      return found;
+    },
     async put(address, value, condition, fence): Promise<CasResult<JsonObject>> {
       const json = stateText(value, "scope state");
       const write = async (): Promise<CasResult<JsonObject>> => {

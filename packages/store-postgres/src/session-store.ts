@@ -1,24 +1,12 @@
 import { FlowError, type SessionListPosition, type SessionPatch, type SessionStore } from "@flowrt/core";
 import type { PostgresDriver } from "./driver.js";
-import { pageBounds, toSession } from "./rows.js";
+import { pageBounds, sessionParams, toSession } from "./rows.js";
 import type { StoreSql } from "./sql.js";
 
 export function createSessionStore(db: PostgresDriver, sql: StoreSql["sessions"]): SessionStore {
   return {
     async create(session) {
-      const { rows } = await db.query(sql.insert, [
-        session.id,
-        session.flowId,
-        session.flowKind,
-        session.userId,
-        session.orgId ?? null,
-        session.tenantId ?? null,
-        session.parentSessionId ?? null,
-        session.rootSessionId,
-        session.title ?? null,
-        JSON.stringify(session.metadata ?? {}),
-        session.createdAt,
-      ]);
+      const { rows } = await db.query(sql.insert, sessionParams(session));
       return rows.length === 1;
     },
 

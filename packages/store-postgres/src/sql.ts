@@ -213,7 +213,60 @@ export function buildSql(n: TableNames) {
           durable, claim_host, claim_until, version, created_at, started_at, completed_at, completed_ms, epoch)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10::json, $11::json, $12::json, $13, $14, $15, $16, $17, $18, $19, $20, $21)
         ON CONFLICT (id) DO NOTHING RETURNING id`,
+      /**
+       * {@link insert} with the request's own new session (`$22`–`$32`: the session insert's `$1`–`$11`), in one
+       * statement: the session only when its id is free, the request only with it. The request insert has no
+       * ON CONFLICT here: a taken request id fails the whole statement (unique violation), leaving no session.
+       */
+      insertWithSession: `WITH s AS (
+          INSERT INTO ${n.sessions} (id, flow_id, flow_kind, user_id, org_id, tenant_id, parent_session_id, root_session_id, title, metadata, created_at)
+          VALUES ($22, $23, $24, $25, $26, $27, $28, $29, $30, $31::json, $32) ON CONFLICT (id) DO NOTHING RETURNING id
+        )
+        INSERT INTO ${n.requests} (id, session_id, flow_id, flow_kind, action, user_id, org_id, status, input, output, error, metadata,
+          durable, claim_host, claim_until, version, created_at, started_at, completed_at, completed_ms, epoch)
+        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10::json, $11::json, $12::json, $13, $14, $15, $16, $17, $18, $19, $20, $21
+        FROM s RETURNING id`,
       get: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests} WHERE id = $1`,
+      /**
+       * {@link update} with its effects, in one statement, each only when the update applied: `$16` whether the
+       * active entry is set (`$17`–`$22`: session, flow, user, org, action, started at), `$23` whether it is
+       * cleared, `$24`–`$26` the events' types, times and data (parallel arrays; empty: none), `$27` the
+       * notification channel, `$28` the id it names. The events take the next seqs from the request's counter row
+       * and notify once, with the last. One row when the update applied: the new `version` and the events' `last_seq`.
+       */
+      updateWithEffects: `WITH u AS (
+          UPDATE ${n.requests} SET
+          status = COALESCE($3::text, status),
+          output = CASE WHEN $4::boolean THEN $5::json ELSE output END,
+          error = CASE WHEN $6::boolean THEN $7::json ELSE error END,
+          metadata = COALESCE($8::json, metadata),
+          claim_host = CASE WHEN $9::boolean THEN $10::text ELSE claim_host END,
+          claim_until = CASE WHEN $9::boolean THEN $11::bigint ELSE claim_until END,
+          started_at = COALESCE($12::text, started_at),
+          completed_at = COALESCE($13::text, completed_at),
+          completed_ms = CASE WHEN $13::text IS NULL THEN completed_ms ELSE $14::bigint END,
+          epoch = COALESCE($15::bigint, epoch),
+          version = version + 1
+          WHERE id = $1 AND version = $2 RETURNING version
+        ), entered AS (
+          INSERT INTO ${n.active} (request_id, session_id, flow_id, user_id, org_id, action, started_at)
+          SELECT $1, $17, $18, $19, $20, $21, $22 FROM u WHERE $16::boolean
+          ON CONFLICT (request_id) DO UPDATE SET session_id = EXCLUDED.session_id, flow_id = EXCLUDED.flow_id,
+            user_id = EXCLUDED.user_id, org_id = EXCLUDED.org_id, action = EXCLUDED.action, started_at = EXCLUDED.started_at
+        ), left_active AS (
+          DELETE FROM ${n.active} WHERE $23::boolean AND request_id = $1 AND EXISTS (SELECT 1 FROM u)
+        ), next AS (
+          INSERT INTO ${n.eventSeq} AS s (request_id, last_seq)
+          SELECT $1, cardinality($24::text[]) FROM u WHERE cardinality($24::text[]) > 0
+          ON CONFLICT (request_id) DO UPDATE SET last_seq = s.last_seq + EXCLUDED.last_seq RETURNING last_seq
+        ), ins AS (
+          INSERT INTO ${n.events} (request_id, seq, type, at, data)
+          SELECT $1, next.last_seq - cardinality($24::text[]) + e.ord, e.type, e.at, e.data::json
+          FROM next, unnest($24::text[], $25::text[], $26::text[]) WITH ORDINALITY AS e(type, at, data, ord)
+        )
+        SELECT u.version, (SELECT last_seq FROM next) AS last_seq,
+          (SELECT pg_notify($27::text, last_seq::text || ':' || $28::text) FROM next)::text AS notified
+        FROM u`,
       /**
        * The compare-and-swap update. Each optional field comes as a "given" flag and a value, so a
        * patch can set a JSON null or release the claim; a status change and a claim land together.
@@ -328,6 +381,10 @@ export function buildSql(n: TableNames) {
       removeScopeData: removeScopeData(n),
       removeScopeCounts: removeScopeCounts(n),
       get: `SELECT value::text AS value, version FROM ${n.scopeState} WHERE ${SCOPE_WHERE}`,
+      /** Several addresses in one read: `$1`–`$3` parallel arrays of scope, id, bucket; `ord` is the 1-based place. */
+      getMany: `SELECT a.ord, t.value::text AS value, t.version
+        FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS a(scope, scope_id, bucket, ord)
+        JOIN ${n.scopeState} AS t ON t.scope = a.scope AND t.scope_id = a.scope_id AND t.bucket = a.bucket`,
       insert: `INSERT INTO ${n.scopeState} (scope, scope_id, bucket, value, version) VALUES ($1, $2, $3, $4::json, 1)
         ON CONFLICT (scope, scope_id, bucket) DO NOTHING RETURNING version`,
       updateVersion: `UPDATE ${n.scopeState} SET value = $4::json, version = version + 1 WHERE ${SCOPE_WHERE} AND version = $5 RETURNING version`,

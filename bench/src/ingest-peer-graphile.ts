@@ -33,6 +33,8 @@ export async function createGraphilePeerApp(
   options: GraphilePeerOptions,
 ): Promise<{ app: Express; close(): Promise<void> }> {
   const pgPool = new pg.Pool({ connectionString: options.connectionString, max: options.pool });
+  // An idle client's error (the server restarted) is the pool's to report, not a crash.
+  pgPool.on("error", (error) => process.stderr.write(`pg pool: ${error.message}\n`));
   const runner = await run({
     pgPool,
     schema: options.schema,

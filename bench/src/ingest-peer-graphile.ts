@@ -33,8 +33,10 @@ export async function createGraphilePeerApp(
   options: GraphilePeerOptions,
 ): Promise<{ app: Express; close(): Promise<void> }> {
   const pgPool = new pg.Pool({ connectionString: options.connectionString, max: options.pool });
-  // An idle client's error (the server restarted) is the pool's to report, not a crash.
-  pgPool.on("error", (error) => process.stderr.write(`pg pool: ${error.message}\n`));
+  // A client's error (the server restarted) is reported, not a crash: the handlers graphile-worker asks for.
+  const report = (error: Error) => process.stderr.write(`pg: ${error.message}\n`);
+  pgPool.on("error", report);
+  pgPool.on("connect", (client) => client.on("error", report));
   const runner = await run({
     pgPool,
     schema: options.schema,

@@ -54,6 +54,8 @@ const WORKER_CONCURRENCY = knob("INGEST_WORKER_CONCURRENCY", POOL);
  */
 const STATS_SETTLE_MS = knob("INGEST_STATS_SETTLE_MS", 11_000);
 const DRAIN_TIMEOUT_MS = 120_000;
+/** Issue 20: at most this many round trips to the database per delivery, accept path and run together. */
+const MAX_ROUND_TRIPS = 4;
 /** How often a backlog is read: the database (Postgres sides), the server's run count alone (memory). */
 const POLL_MS = { postgres: 50, memory: 10 };
 
@@ -331,6 +333,7 @@ async function postgresSection(databaseUrl: string, tree: BaselineTree | undefin
       },
       db,
     );
+    const trips = (side: Side) => median(rounds.get(side)!.map((r) => r.roundTripsPerDelivery));
     return [
       report(
         "Postgres: flowrt against Express + constructEvent + graphile-worker addJob",
@@ -339,6 +342,12 @@ async function postgresSection(databaseUrl: string, tree: BaselineTree | undefin
         1.0,
         true,
       ),
+      ...sides
+        .filter((side) => side.flowrt)
+        .map(
+          (side) =>
+            `- ${side.label}, round trips per delivery (accept and run together): ${trips(side).toFixed(2)}, ${trips(side) <= MAX_ROUND_TRIPS ? "met" : "MISSED"} (target ≤ ${MAX_ROUND_TRIPS})`,
+        ),
       `- each Postgres server: one \`pg\` pool of ${POOL} connections (\`INGEST_POOL\`); graphile-worker runs ${WORKER_CONCURRENCY} jobs at a time (\`INGEST_WORKER_CONCURRENCY\`), in the server's process, on the pool its route's \`addJob\` uses; flowrt runs each accepted delivery's handler in its process as the engine schedules it (no cap of its own).`,
       "- completed: flowrt's request is `completed` (no request left `queued` or `running` in its schema); graphile-worker's job is done (its job table empty).",
       `- transactions/delivery: \`xact_commit + xact_rollback\` of the database in \`pg_stat_database\` over the load, the drain and ${STATS_SETTLE_MS / 1000} s of settling (backends publish their counts late), less this process's own queries, ÷ 2xx. ${db.own ? "The database was made for this run and nothing else uses it; the idle servers' background work (flowrt's recovery passes, graphile-worker's polling) lands in every round's count." : "The run could not make a database of its own: the count includes anything else using DATABASE_URL's database."}`,

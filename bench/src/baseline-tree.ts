@@ -34,7 +34,7 @@ const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** Written last by a successful install and build; its absence means "prepare again". */
 const BUILT_STAMP = join("node_modules", ".flowrt-bench-baseline-built");
 /** Packages the servers under test import; each must be built in the baseline. */
-const SERVED_PACKAGES = ["core", "engine", "express", "store-memory", "webhooks"];
+const SERVED_PACKAGES = ["core", "engine", "express", "store-memory", "store-postgres", "webhooks"];
 
 let prepared: Promise<BaselineTree | undefined> | undefined;
 

@@ -9,7 +9,10 @@
  */
 const TSX = import.meta.resolve("tsx");
 
-export function serverExecArgv(prefix: "HTTP" | "WEBHOOK" | "PAGES" | "PAIR", name: string): string[] {
+export function serverExecArgv(
+  prefix: "HTTP" | "WEBHOOK" | "PAGES" | "PAIR" | "INGEST",
+  name: string,
+): string[] {
   const env = (knob: string) => process.env[`${prefix}_BENCH_${knob}`];
   const profileDir = env("CPU_PROF");
   return [

@@ -3,9 +3,10 @@
  * returns at once (or after `handlerMs`), on the memory store with finished requests purged as production would
  * (so a long run does not measure a growing heap), served by `createFlowRouter` (mounted on an Express app by the caller). Used by
  * `webhooks-server.ts` (one server per process) and `pair-server.ts` (the baseline's and this checkout's in one).
+ * The `ingest` benchmark passes its own stores (Postgres) and counts the handler's runs (`onRun`).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { defineFlow, handler } from "@flowrt/core";
+import { defineFlow, type FlowStores, handler } from "@flowrt/core";
 import { createFlowHost, silentLogger } from "@flowrt/engine";
 import { createFlowRouter } from "@flowrt/express";
 import { createMemoryStores } from "@flowrt/store-memory";
@@ -20,14 +21,27 @@ export const WEBHOOK_PATH = "/api/flows/payments/webhooks/stripe";
 
 export const benchVerifier = () => alphaWebhookVerifier(BENCH_SECRET);
 
+export interface WebhookFlowrtAppOptions {
+  /**
+   * The host's stores, closed with the app; the host then keeps its default retention. @default memory stores
+   * that keep finished requests 5 s (at most 5000), purged every second
+   */
+  stores?: FlowStores;
+  /** Called by the handler each time it runs. */
+  onRun?: () => void;
+}
+
 export async function createWebhookFlowrtApp(
   handlerMs: number,
+  options: WebhookFlowrtAppOptions = {},
 ): Promise<{ router: RequestHandler; app: Express; close(): Promise<void> }> {
+  const { onRun } = options;
   const recordPayment = handler({
     name: "recordPayment",
     inputSchema: z.object({ id: z.string(), type: z.string() }).passthrough(),
     execute: async (input) => {
       if (handlerMs > 0) await sleep(handlerMs);
+      onRun?.();
       return { id: input.id };
     },
   });
@@ -36,7 +50,9 @@ export async function createWebhookFlowrtApp(
     authentication: { requireUser: false, defaultUserId: "stripe" },
     webhooks: { stripe: { on: { [BENCH_EVENT]: { block: recordPayment } } } },
   });
-  const stores = createMemoryStores({ retention: { maxAgeMs: 5_000, maxCount: 5_000, intervalMs: 1_000 } });
+  const stores =
+    options.stores ??
+    createMemoryStores({ retention: { maxAgeMs: 5_000, maxCount: 5_000, intervalMs: 1_000 } });
   const host = createFlowHost({
     flows: [payments],
     stores,

@@ -25,6 +25,8 @@ export interface ServerChild extends ServerReady {
   /** The kind (`flowrt`, `bare`, `flowrt-node`, `bare-node`), or `flowrt (baseline)`: how tables and messages name this server. */
   label: string;
   url: string;
+  /** What its `.cpuprofile` is named after (`<profile>-<time>.cpuprofile`) with `HTTP_BENCH_CPU_PROF` set. */
+  profile: string;
   /** The child's resident set and heap in bytes, CPU time used, and (flowrt) failed and unfinished requests. */
   usage(): Promise<ServerUsage>;
   /** Lines the child wrote to stderr so far (the host logs warnings and errors there). */
@@ -56,10 +58,11 @@ export async function startServer(
 ): Promise<ServerChild> {
   const { baseline } = options;
   const label = baseline ? `${kind} (baseline)` : kind;
+  const profile = profileName(kind, env, baseline);
   const child: ChildProcess = fork(baseline ? join(baseline.srcDir, "http-server.ts") : script, [kind], {
     execPath: process.execPath,
     // The built `dist` by default; HTTP_BENCH_SOURCE, HTTP_BENCH_CPU_PROF and HTTP_BENCH_NODE_ARGS as documented.
-    execArgv: serverExecArgv("HTTP", profileName(kind, env, baseline)),
+    execArgv: serverExecArgv("HTTP", profile),
     ...(baseline ? { cwd: baseline.benchDir } : {}),
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "pipe", "ipc"],
@@ -107,6 +110,7 @@ export async function startServer(
     ...ready,
     kind,
     label,
+    profile,
     url: `http://127.0.0.1:${ready.port}`,
     usage() {
       const id = nextId++;

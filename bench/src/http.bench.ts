@@ -226,9 +226,10 @@ export async function run(): Promise<string> {
     ...(notes.length > 0 ? notes.map((n) => `- ${n}`) : ["- every response was 2xx; no errors or timeouts."]),
     ...(profileDir
       ? [
-          `- CPU profiles in \`${profileDir}\` (one \`<server>-<time>.cpuprofile\` per server, written when it stops; startup and seeding included). ` +
-            `Responses each served, warm-ups included: ${started.map((s) => `${s.label} ${served.get(s) ?? 0}`).join(", ")}. ` +
-            `Self time by package and folder: \`pnpm --filter @flowrt/bench exec tsx src/profile-share.ts ${profileDir}\`.`,
+          `- CPU profiles in \`${profileDir}\` (one \`<server>-<time>.cpuprofile\` per server, written when it stops). ` +
+            "Self time by package and folder, per response (warm-ups included; startup left out): " +
+            `\`pnpm --filter @flowrt/bench exec tsx src/profile-share.ts ${profileDir} --requests ` +
+            `${started.map((s) => `${s.profile}=${served.get(s) ?? 0}`).join(",")}\`.`,
         ]
       : []),
     ...(peersTable ? ["", peersTable] : []),

@@ -22,7 +22,7 @@ import { serverExecArgv } from "./server-args.js";
 
 export interface ServerChild extends ServerReady {
   kind: ServerKind;
-  /** The kind (`flowrt`, `bare`, `flowrt-node`, `bare-node`), or `flowrt (baseline)`: how tables and messages name this server. */
+  /** The kind (`flowrt`, `bare`, `flowrt-node`, `bare-node`), `flowrt (sdk)` (a telemetry variant) or `flowrt (baseline)`: how tables and messages name this server. */
   label: string;
   url: string;
   /** What its `.cpuprofile` is named after (`<profile>-<time>.cpuprofile`) with `HTTP_BENCH_CPU_PROF` set. */
@@ -57,7 +57,8 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<ServerChild> {
   const { baseline } = options;
-  const label = baseline ? `${kind} (baseline)` : kind;
+  const variant = env.HTTP_BENCH_TELEMETRY;
+  const label = baseline ? `${kind} (baseline)` : variant ? `${kind} (${variant})` : kind;
   const profile = profileName(kind, env, baseline);
   const child: ChildProcess = fork(baseline ? join(baseline.srcDir, "http-server.ts") : script, [kind], {
     execPath: process.execPath,

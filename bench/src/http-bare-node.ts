@@ -141,7 +141,9 @@ export function createBareNode(count: number): BareNode {
   const route = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
-    const pathname = q < 0 ? url : url.slice(0, q);
+    const path = q < 0 ? url : url.slice(0, q);
+    // One trailing slash names the same route, as Express's non-strict routing has it.
+    const pathname = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
     const method = req.method ?? "GET";
     if (!pathname.startsWith(SESSIONS)) return refuse(res, refusal(404, "not-found", "No such route."));
     const [sessionId, what, ref, topic, tail, ...rest] = pathname

@@ -49,10 +49,17 @@ class NodeRequest implements MountedRequest {
   }
 }
 
-/** Writes `part`, waiting for the socket when it pushes back; false once the client is gone. */
+/** Writes `part`, waiting for the socket when it pushes back (leaving no listener behind); false once the client is gone. */
 async function write(res: ServerResponse, part: Uint8Array | string): Promise<boolean> {
   if (res.destroyed) return false;
-  if (!res.write(part)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+  if (res.write(part)) return true;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off("drain", done).off("close", done);
+      resolve();
+    };
+    res.on("drain", done).on("close", done);
+  });
   return !res.destroyed;
 }
 

@@ -34,11 +34,14 @@ function send(res: ServerResponse, status: number, body: unknown, type = JSON_TY
 
 const refuse = (res: ServerResponse, no: Refusal) => send(res, no.status, problemBody(no), PROBLEM_TYPE);
 
-/** The JSON body: `undefined` when it is not `application/json`, a refusal when too large or not JSON. */
-function readJson(req: IncomingMessage): Promise<unknown> {
+/** What reading a JSON body gives: the body (`undefined` when it is not `application/json`), or the refusal. */
+type BodyRead = { body: unknown; refused?: undefined } | { refused: Refusal };
+
+/** The JSON body, or a refusal when too large or not JSON. */
+function readJson(req: IncomingMessage): Promise<BodyRead> {
   if (!/^application\/json\s*(;|$)/i.test(req.headers["content-type"] ?? "")) {
     req.resume();
-    return Promise.resolve(undefined);
+    return Promise.resolve({ body: undefined });
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -48,21 +51,18 @@ function readJson(req: IncomingMessage): Promise<unknown> {
       if (size <= BODY_LIMIT) return void chunks.push(chunk);
       // The rest is read and dropped, so the connection stays usable for the answer.
       req.off("data", collect).off("end", parse).resume();
-      resolve(refusal(413, "payload-too-large", "The body is larger than 100 KiB."));
+      resolve({ refused: refusal(413, "payload-too-large", "The body is larger than 100 KiB.") });
     };
     const parse = () => {
       try {
-        resolve(JSON.parse(Buffer.concat(chunks, size).toString("utf8")));
+        resolve({ body: JSON.parse(Buffer.concat(chunks, size).toString("utf8")) as unknown });
       } catch {
-        resolve(refusal(400, "invalid-json", "The body is not JSON."));
+        resolve({ refused: refusal(400, "invalid-json", "The body is not JSON.") });
       }
     };
     req.on("data", collect).on("end", parse).on("error", reject);
   });
 }
-
-const isBodyRefusal = (body: unknown): body is Refusal =>
-  typeof body === "object" && body !== null && "code" in body && "status" in body && "detail" in body;
 
 export interface BareNode {
   listener: RequestListener;
@@ -74,8 +74,9 @@ export function createBareNode(count: number): BareNode {
   const sessions = createBareSessions(count);
 
   const create = async (req: IncomingMessage, res: ServerResponse, session: BareSession) => {
-    const body = (await readJson(req)) as { topic?: unknown; content?: unknown } | undefined;
-    if (isBodyRefusal(body)) return refuse(res, body);
+    const read = await readJson(req);
+    if (read.refused) return refuse(res, read.refused);
+    const body = read.body as { topic?: unknown; content?: unknown } | undefined;
     if (typeof body !== "object" || body === null || Array.isArray(body))
       return refuse(res, refusal(400, "invalid-request", "The body must be an object."));
     if (typeof body.topic !== "string" || body.topic === "")
@@ -98,9 +99,9 @@ export function createBareNode(count: number): BareNode {
     session: BareSession,
     topic: string,
   ) => {
-    const body = await readJson(req);
-    if (isBodyRefusal(body)) return refuse(res, body);
-    const content = (body as { content?: unknown } | undefined)?.content;
+    const read = await readJson(req);
+    if (read.refused) return refuse(res, read.refused);
+    const content = (read.body as { content?: unknown } | undefined)?.content;
     if (typeof content !== "string")
       return refuse(res, refusal(400, "invalid-request", '"content" must be a string.'));
     const path = toPath(topic);

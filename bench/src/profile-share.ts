@@ -12,6 +12,9 @@
  * @example
  * pnpm --filter @flowrt/bench exec tsx src/profile-share.ts /tmp/prof
  * pnpm --filter @flowrt/bench exec tsx src/profile-share.ts /tmp/prof --requests flowrt-node=120000,bare-node=180000 --top 5
+ *
+ * With every profile's responses given, the side-by-side table ends with the difference per response of each pair
+ * `--diff a:b,…` names (by default flowrt − bare and flowrt-node − bare-node, when present).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -180,30 +183,54 @@ export function shareTable(share: Share, top: number, requests?: number): string
   ].join("\n");
 }
 
-/** Markdown: every group's share (µs per request when every profile's responses are known, else %) side by side. */
-export function comparisonTable(shares: Share[], requests: Map<string, number>): string {
+/** The pairs whose difference the side-by-side table shows by default: the HTTP benchmark's servers and their peers. */
+const DEFAULT_DIFFS: [string, string][] = [
+  ["flowrt", "bare"],
+  ["flowrt-node", "bare-node"],
+];
+
+/**
+ * Markdown: every group's share side by side, in µs per response when every profile's responses are known (else
+ * in % of each one's busy time), then for each pair `a − b` (given, or the HTTP servers and their peers present)
+ * the difference per response: where the distance between the two lies.
+ */
+export function comparisonTable(
+  shares: Share[],
+  requests: Map<string, number>,
+  diffs: [string, string][] = DEFAULT_DIFFS,
+): string {
   const perRequest = shares.every((share) => requests.has(profileName(share.file)));
+  const names = shares.map((share) => profileName(share.file));
+  // Two profiles of one server (two runs in one folder) are told apart by their file names.
+  const columns = shares.map((share, i) =>
+    names.indexOf(names[i]!) === names.lastIndexOf(names[i]!) ? names[i]! : basename(share.file),
+  );
   const groups = new Map<string, number>();
   for (const share of shares)
     for (const [group, details] of share.groups) groups.set(group, (groups.get(group) ?? 0) + total(details));
   const ordered = [...groups.keys()].sort((a, b) => groups.get(b)! - groups.get(a)!);
-  const value = (share: Share, us: number) =>
-    perRequest
-      ? (us / requests.get(profileName(share.file))!).toFixed(2)
-      : ((us / share.busyUs) * 100).toFixed(1);
+  const figure = (share: Share, group: string) => {
+    const details = share.groups.get(group);
+    const us = group === "total" ? share.busyUs : details ? total(details) : 0;
+    return perRequest ? us / requests.get(profileName(share.file))! : (us / share.busyUs) * 100;
+  };
+  const pairs = perRequest
+    ? diffs.filter(([a, b]) => columns.includes(a) && columns.includes(b) && a !== b)
+    : [];
   const rows = [...ordered, "total"].map((group) => {
     const row: Record<string, string> = { group };
-    for (const share of shares) {
-      const details = share.groups.get(group);
-      row[profileName(share.file)] = value(
-        share,
-        group === "total" ? share.busyUs : details ? total(details) : 0,
-      );
+    shares.forEach((share, i) => {
+      row[columns[i]!] = figure(share, group).toFixed(perRequest ? 2 : 1);
+    });
+    for (const [a, b] of pairs) {
+      const difference =
+        figure(shares[columns.indexOf(a)]!, group) - figure(shares[columns.indexOf(b)]!, group);
+      row[`${a} − ${b}`] = `${difference >= 0 ? "+" : ""}${difference.toFixed(2)}`;
     }
     return row;
   });
   return [
-    `### Side by side (${perRequest ? "self µs per response" : "% of each one's busy time"})`,
+    `### Side by side (${perRequest ? "self µs per response" : "% of each one's busy time; --requests for µs per response and differences"})`,
     "",
     formatTable(rows),
   ].join("\n");
@@ -218,6 +245,15 @@ function profilesIn(paths: string[]): string[] {
           .map((name) => join(path, name))
       : [path],
   );
+}
+
+/** `--diff a:b,c:d`: the pairs whose difference to show. */
+function parseDiffs(value: string | undefined): [string, string][] {
+  return (value?.split(",").filter(Boolean) ?? []).map((pair) => {
+    const [a, b] = pair.split(":");
+    if (!a || !b) throw new Error(`--diff: "${pair}" is not a:b`);
+    return [a, b];
+  });
 }
 
 /** `--requests a=1,b=2`: responses served per profile name. */
@@ -235,23 +271,25 @@ function main(argv: string[]): void {
   const paths: string[] = [];
   let top = 6;
   let requests = new Map<string, number>();
+  let diffs = DEFAULT_DIFFS;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--top") top = Number(argv[++i]);
     else if (arg === "--requests") requests = parseRequests(argv[++i]);
+    else if (arg === "--diff") diffs = parseDiffs(argv[++i]);
     else paths.push(arg);
   }
   const files = profilesIn(paths);
   if (files.length === 0) {
     console.error(
-      "usage: profile-share.ts <file.cpuprofile | dir>… [--top N] [--requests name=responses,…]\n" +
+      "usage: profile-share.ts <file.cpuprofile | dir>… [--top N] [--requests name=responses,…] [--diff a:b,…]\n" +
         "(no .cpuprofile found)",
     );
     process.exit(2);
   }
   const shares = files.map(shareOf);
   const out = shares.map((share) => shareTable(share, top, requests.get(profileName(share.file))));
-  if (shares.length > 1) out.push(comparisonTable(shares, requests));
+  if (shares.length > 1) out.push(comparisonTable(shares, requests, diffs));
   console.log(out.join("\n\n"));
 }
 

@@ -2,59 +2,31 @@
  * The baseline: a bare Express 5 app serving the same paths and JSON shapes from Maps, doing the work a
  * hand-written endpoint honestly does: look the session up and check the `x-user-id` owner header
  * (401/403/404), parse the JSON body (`express.json()`), validate it, seed and validate state with the
- * same zod schema, keep keys sorted for pages, answer JSON (problem+json on refusals).
+ * same zod schema, keep keys sorted for pages, answer JSON (problem+json on refusals). The data and the
+ * JSON shapes are `http-bare-sessions.ts`, shared with the bare `node:http` server.
  */
 import express, { type Express, type Request, type Response } from "express";
 import {
-  BASE_PATH,
-  BENCH_USER,
-  COLLECTION,
-  FLOW_ID,
-  ITEM_PREFIX,
-  itemStateSchema,
-  seededContent,
-  seededKey,
-  seededState,
-  USER_HEADER,
-} from "./http-fixture.js";
-
-type ItemState = { title: string; n: number };
-
-interface BareSession {
-  userId: string;
-  state: Map<string, ItemState>;
-  content: Map<string, string>;
-  /** Keys in lexicographic order, for pages. */
-  keys: string[];
-}
+  type BareSession,
+  createBareSessions,
+  isRefusal,
+  lowerBound,
+  ownedSession,
+  pageOf,
+  problemBody,
+  type Refusal,
+  readInteger,
+  refusal,
+  snapshotOf,
+  toPath,
+} from "./http-bare-sessions.js";
+import { BASE_PATH, COLLECTION, itemStateSchema, USER_HEADER } from "./http-fixture.js";
 
 function problem(res: Response, status: number, code: string, detail: string): void {
-  res.status(status).type("application/problem+json").json({ type: "about:blank", status, code, detail });
+  res.status(status).type("application/problem+json").json(problemBody({ status, code, detail }));
 }
 
-/** Index of `key` in sorted `keys`, or where it would be inserted. */
-function lowerBound(keys: string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** `items/*` accepts a full key or the wildcard part, one non-empty segment (as the collection's toPath). */
-function toPath(topic: string): string | null {
-  const path = topic.startsWith(ITEM_PREFIX) ? topic : `${ITEM_PREFIX}${topic}`;
-  const rest = path.slice(ITEM_PREFIX.length);
-  return rest === "" || rest.includes("/") ? null : path;
-}
-
-function readInteger(raw: unknown, fallback: number): number | null {
-  if (raw === undefined || raw === "") return fallback;
-  return typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : null;
-}
+const refuse = (res: Response, no: Refusal) => problem(res, no.status, no.code, no.detail);
 
 export interface BareApp {
   app: Express;
@@ -63,38 +35,32 @@ export interface BareApp {
 }
 
 export function createBareApp(count: number): BareApp {
-  const sessions = new Map<string, BareSession>();
-  const newSession = (id: string) => {
-    const session: BareSession = { userId: BENCH_USER, state: new Map(), content: new Map(), keys: [] };
-    sessions.set(id, session);
-    return session;
-  };
-  const read = newSession("read");
-  newSession("write");
-  for (let i = 0; i < count; i++) {
-    const key = seededKey(i);
-    read.state.set(key, seededState(i));
-    read.content.set(key, seededContent(i));
-    read.keys.push(key);
-  }
-  read.keys.sort();
+  const sessions = createBareSessions(count);
 
   /** The owner check every addressed route runs first; answers the refusal itself and returns undefined. */
+  const ownedBy = (req: Request, res: Response): BareSession | undefined => {
+    const session = ownedSession(sessions, req.params.sessionId as string, req.get(USER_HEADER));
+    if (isRefusal(session)) return void refuse(res, session);
+    return session;
+  };
+  /** The owner check, then the resource reference. */
   const owned = (req: Request, res: Response): BareSession | undefined => {
-    const session = sessions.get(req.params.sessionId as string);
-    const user = req.get(USER_HEADER);
-    if (!session) problem(res, 404, "session-not-found", "No such session.");
-    else if (!user) problem(res, 401, "unauthenticated", "No user.");
-    else if (user !== session.userId) problem(res, 403, "forbidden", "Not your session.");
-    else if (req.params.ref !== COLLECTION) problem(res, 404, "resource-not-found", "No such resource.");
-    else return session;
-    return undefined;
+    const session = ownedBy(req, res);
+    if (!session) return undefined;
+    if (req.params.ref === COLLECTION) return session;
+    return void refuse(res, refusal(404, "resource-not-found", "No such resource."));
   };
 
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag"); // flowrt sends no ETag either
   const base = `${BASE_PATH}/sessions/:sessionId/resources/:ref`;
+
+  app.get(`${BASE_PATH}/sessions/:sessionId/state`, (req, res) => {
+    const session = ownedBy(req, res);
+    if (!session) return;
+    res.json(snapshotOf(session));
+  });
 
   app.get(base, (req, res) => {
     const session = owned(req, res);
@@ -104,23 +70,7 @@ export function createBareApp(count: number): BareApp {
     if (limit === null || offset === null || limit === 0) {
       return problem(res, 400, "invalid-pagination", "limit and offset must be non-negative integers.");
     }
-    const take = Math.min(limit, 200);
-    const keys = session.keys.slice(offset, offset + take);
-    const total = session.keys.length;
-    const hasMore = offset + keys.length < total;
-    const last = keys[keys.length - 1];
-    // The next page's opaque cursor: what flowrt answers (the position after this page's last key).
-    const nextCursor =
-      hasMore && last !== undefined
-        ? Buffer.from(
-            JSON.stringify({ v: 1, f: FLOW_ID, r: req.params.ref, p: ITEM_PREFIX, k: last }),
-            "utf8",
-          ).toString("base64url")
-        : null;
-    res.json({
-      items: keys.map((topic) => ({ topic, clientData: session.state.get(topic) })),
-      pagination: { offset, limit: take, total, hasMore, nextOffset: offset + keys.length, nextCursor },
-    });
+    res.json(pageOf(session, offset, Math.min(limit, 200)));
   });
 
   app.post(base, express.json(), (req, res) => {

@@ -11,14 +11,22 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { assertLoadsFrom, type BaselineTree } from "./baseline-tree.js";
-import type { ChildMessage, ServerKind, ServerReady, ServerUsage } from "./http-fixture.js";
+import {
+  type ChildMessage,
+  isFlowrtKind,
+  type ServerKind,
+  type ServerReady,
+  type ServerUsage,
+} from "./http-fixture.js";
 import { serverExecArgv } from "./server-args.js";
 
 export interface ServerChild extends ServerReady {
   kind: ServerKind;
-  /** `flowrt`, `bare`, or `flowrt (baseline)`: how tables and messages name this server. */
+  /** The kind (`flowrt`, `bare`, `flowrt-node`, `bare-node`), `flowrt (sdk)` (a telemetry variant) or `flowrt (baseline)`: how tables and messages name this server. */
   label: string;
   url: string;
+  /** What its `.cpuprofile` is named after (`<profile>-<time>.cpuprofile`) with `HTTP_BENCH_CPU_PROF` set. */
+  profile: string;
   /** The child's resident set and heap in bytes, CPU time used, and (flowrt) failed and unfinished requests. */
   usage(): Promise<ServerUsage>;
   /** Lines the child wrote to stderr so far (the host logs warnings and errors there). */
@@ -33,17 +41,29 @@ export interface StartOptions {
   baseline?: BaselineTree;
 }
 
+/** What a server's `.cpuprofile` is named after: its kind, telemetry variant and tree (`HTTP_BENCH_CPU_PROF`). */
+function profileName(
+  kind: ServerKind,
+  env: Record<string, string>,
+  baseline: BaselineTree | undefined,
+): string {
+  const variant = env.HTTP_BENCH_TELEMETRY;
+  return `${kind}${variant ? `-${variant}` : ""}${baseline ? "-baseline" : ""}`;
+}
+
 export async function startServer(
   kind: ServerKind,
   env: Record<string, string> = {},
   options: StartOptions = {},
 ): Promise<ServerChild> {
   const { baseline } = options;
-  const label = baseline ? `${kind} (baseline)` : kind;
+  const variant = env.HTTP_BENCH_TELEMETRY;
+  const label = baseline ? `${kind} (baseline)` : variant ? `${kind} (${variant})` : kind;
+  const profile = profileName(kind, env, baseline);
   const child: ChildProcess = fork(baseline ? join(baseline.srcDir, "http-server.ts") : script, [kind], {
     execPath: process.execPath,
     // The built `dist` by default; HTTP_BENCH_SOURCE, HTTP_BENCH_CPU_PROF and HTTP_BENCH_NODE_ARGS as documented.
-    execArgv: serverExecArgv("HTTP", baseline ? `${kind}-baseline` : kind),
+    execArgv: serverExecArgv("HTTP", profile),
     ...(baseline ? { cwd: baseline.benchDir } : {}),
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "pipe", "ipc"],
@@ -67,7 +87,7 @@ export async function startServer(
       reject(new Error(`${label} server exited (code ${code}) before listening:\n${lines.join("\n")}`)),
     );
   });
-  if (kind === "flowrt") {
+  if (isFlowrtKind(kind)) {
     // Once per server: which checkout's build it runs, so a before/after run shows it compared two.
     process.stderr.write(`${label}: @flowrt/engine resolved to ${ready.engine}\n`);
     try {
@@ -91,6 +111,7 @@ export async function startServer(
     ...ready,
     kind,
     label,
+    profile,
     url: `http://127.0.0.1:${ready.port}`,
     usage() {
       const id = nextId++;

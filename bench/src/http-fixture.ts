@@ -1,8 +1,10 @@
 /**
- * What both servers under test serve: one collection `items` (pattern `items/*`, session scope, state
- * `{ title, n }`) open to the client, in sessions owned by {@link BENCH_USER}, the caller naming itself
- * in the `x-user-id` header. The load generator sends identical requests to the flowrt server and to the
- * bare Express one, so both mount the same paths.
+ * What every server under test serves: one collection `items` (pattern `items/*`, session scope, state
+ * `{ title, n }`, its first {@link PREFETCH_WINDOW} items in the session's snapshot) open to the client, in
+ * sessions owned by {@link BENCH_USER}, the caller naming itself in the `x-user-id` header, and the session's
+ * `touches` counter in the snapshot's `clientData`. The load generator sends identical requests to the flowrt
+ * servers (Express adapter, or the engine's handler on `node:http`) and to the bare ones (Express, `node:http`),
+ * so all mount the same paths.
  */
 import { z } from "zod";
 
@@ -12,6 +14,8 @@ export const BASE_PATH = "/api/flows";
 export const FLOW_ID = "bench";
 export const COLLECTION = "items";
 export const ITEM_PREFIX = "items/";
+/** How many items of the collection the session snapshot inlines (the collection's `prefetchWindow`). */
+export const PREFETCH_WINDOW = 10;
 
 /** The item state schema, shared so the bare app seeds and validates exactly as the collection does. */
 export const itemStateSchema = z.object({ title: z.string().default(""), n: z.number().default(0) });
@@ -30,6 +34,10 @@ export const collectionPath = (sessionId: string) =>
 /** Path of one item: the full storage key with `/` sent as `%2F` (routing rule 1). */
 export const itemPath = (sessionId: string, key: string) =>
   `${collectionPath(sessionId)}/${encodeURIComponent(key)}`;
+
+/** Path of a session's snapshot (`GET`): its scopes' client data and its resources' entries. */
+export const snapshotPath = (sessionId: string) =>
+  `${BASE_PATH}/sessions/${encodeURIComponent(sessionId)}/state`;
 
 export const actionPath = (action: string) => `${BASE_PATH}/${FLOW_ID}/actions/${action}`;
 
@@ -68,5 +76,12 @@ export interface ServerUsage {
   unfinishedRequests: number;
 }
 
-/** The kinds of server `http-server.ts` can start. */
-export type ServerKind = "flowrt" | "bare";
+/**
+ * The kinds of server `http-server.ts` can start: flowrt through its Express adapter, the bare Express app, the
+ * engine's transport-neutral handler on a minimal `node:http` wrapper, and a bare `node:http` server.
+ */
+export const SERVER_KINDS = ["flowrt", "bare", "flowrt-node", "bare-node"] as const;
+export type ServerKind = (typeof SERVER_KINDS)[number];
+
+/** Whether a kind runs flowrt (its engine build is checked and reported). */
+export const isFlowrtKind = (kind: ServerKind) => kind === "flowrt" || kind === "flowrt-node";

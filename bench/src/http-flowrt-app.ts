@@ -1,6 +1,7 @@
 /**
  * The flowrt side: a flow with the `items` collection open to the client (create, read, update, delete,
- * state read) and a `touch` action, on the memory store, served by `createFlowRouter`. The host-level
+ * state read; its first items inlined in the snapshot) and a `touch` action, on the memory store, served by
+ * `createFlowRouter` (`app`; `http-node-adapter.ts` serves the same `host` on `node:http`). The host-level
  * resolver trusts `x-user-id`, so every addressed route runs the owner check as a real deployment would.
  */
 
@@ -17,6 +18,7 @@ import {
   COLLECTION,
   FLOW_ID,
   itemStateSchema,
+  PREFETCH_WINDOW,
   seededContent,
   seededKey,
   seededState,
@@ -27,6 +29,7 @@ const items = defineResourceCollection({
   pattern: "items/*",
   scope: "session",
   stateSchema: itemStateSchema,
+  prefetchWindow: PREFETCH_WINDOW,
   client: { content: { read: true, create: true, update: true, delete: true }, state: { read: true } },
 });
 
@@ -59,7 +62,7 @@ const seed = handler({
 
 const benchFlow = defineFlow({
   kind: FLOW_ID,
-  session: { stateSchema: z.object({ touches: z.number().default(0) }) },
+  session: { stateSchema: z.object({ touches: z.number().default(0) }), client: { expose: ["touches"] } },
   resources: { [COLLECTION]: items },
   actions: { touch: { block: touch }, seed: { block: seed } },
 });

@@ -1,10 +1,11 @@
 /**
- * Before anything is timed, both servers must answer the benchmarked routes with the same status and the
- * same JSON, or the comparison means nothing. Throws naming the first route that differs.
+ * Before anything is timed, two servers must answer the benchmarked routes with the same status and the
+ * same JSON, and refuse the same requests with the same status (the owner check, a bad page), or the comparison
+ * means nothing. Throws naming the first route that differs.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { ServerChild } from "./http-child.js";
-import { collectionPath, itemPath, seededKey } from "./http-fixture.js";
+import { collectionPath, itemPath, seededKey, snapshotPath, USER_HEADER } from "./http-fixture.js";
 import { headers } from "./http-load.js";
 
 interface Probe {
@@ -12,6 +13,8 @@ interface Probe {
   method: string;
   path: (server: ServerChild) => string;
   body?: unknown;
+  /** Who the request says it is: the bench user unless set; `null` sends no user. */
+  user?: string | null;
 }
 
 const probes: Probe[] = [
@@ -34,15 +37,39 @@ const probes: Probe[] = [
     body: { content: "Parity, again." },
   },
   { name: "DELETE item", method: "DELETE", path: (s) => itemPath(s.writeSessionId, "items/parity-check") },
+  { name: "GET session snapshot", method: "GET", path: (s) => snapshotPath(s.readSessionId) },
+];
+
+/** Refusals: only their statuses are compared (each server words its problem+json its own way). */
+const refusals: Probe[] = [
+  { name: "no user", method: "GET", path: (s) => itemPath(s.readSessionId, seededKey(7)), user: null },
+  { name: "another user", method: "GET", path: (s) => snapshotPath(s.readSessionId), user: "someone-else" },
+  { name: "no such session", method: "GET", path: () => snapshotPath("no-such-session") },
+  { name: "no such item", method: "GET", path: (s) => itemPath(s.readSessionId, "items/none") },
+  { name: "bad page", method: "GET", path: (s) => `${collectionPath(s.readSessionId)}?limit=x` },
+  {
+    name: "create without topic",
+    method: "POST",
+    path: (s) => collectionPath(s.writeSessionId),
+    body: { content: "No topic." },
+  },
 ];
 
 async function answer(server: ServerChild, probe: Probe) {
+  const sent = headers(probe.body !== undefined);
+  if (probe.user === null) delete sent[USER_HEADER];
+  else if (probe.user !== undefined) sent[USER_HEADER] = probe.user;
   const response = await fetch(`${server.url}${probe.path(server)}`, {
     method: probe.method,
-    headers: headers(probe.body !== undefined),
+    headers: sent,
     ...(probe.body !== undefined ? { body: JSON.stringify(probe.body) } : {}),
   });
-  return { status: response.status, body: (await response.json()) as unknown };
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) as unknown };
+  } catch {
+    return { status: response.status, body: text };
+  }
 }
 
 /**
@@ -58,8 +85,8 @@ function withoutNewPagination(answer: { status: number; body: unknown }) {
 }
 
 /**
- * Checks that `flowrt` and `bare` answer every probe alike. `baseline`: `flowrt` is a build from before the
- * pagination fields of issue 21, compared without them.
+ * Checks that `flowrt` and `bare` (any two servers: the first one's answers must be 2xx) answer every probe alike.
+ * `baseline`: `flowrt` is a build from before the pagination fields of issue 21, compared without them.
  */
 export async function checkParity(flowrt: ServerChild, bare: ServerChild, baseline = false): Promise<void> {
   for (const probe of probes) {
@@ -69,6 +96,14 @@ export async function checkParity(flowrt: ServerChild, bare: ServerChild, baseli
     if (a.status < 200 || a.status >= 300 || !isDeepStrictEqual(a, b)) {
       throw new Error(
         `${probe.name}: ${flowrt.label} and ${bare.label} answer differently:\n  ${flowrt.label} ${JSON.stringify(a)}\n  ${bare.label} ${JSON.stringify(b)}`,
+      );
+    }
+  }
+  for (const probe of refusals) {
+    const [a, b] = [await answer(flowrt, probe), await answer(bare, probe)];
+    if (a.status < 400 || a.status !== b.status) {
+      throw new Error(
+        `refusal "${probe.name}": ${flowrt.label} answers ${a.status}, ${bare.label} ${b.status}:\n  ${flowrt.label} ${JSON.stringify(a.body)}\n  ${bare.label} ${JSON.stringify(b.body)}`,
       );
     }
   }

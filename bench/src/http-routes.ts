@@ -1,10 +1,10 @@
 /**
  * The routes the HTTP benchmarks load (`http.bench.ts` against bare Express, `pair.bench.ts` before against after):
- * an item read at a random seeded key, a 50-item list page at a random offset, and an item create with a unique
- * topic.
+ * an item read at a random seeded key, a 50-item list page at a random offset, an item create with a unique
+ * topic, and the read session's snapshot (its client data, the collection's count and first items).
  */
 import type autocannon from "autocannon";
-import { collectionPath, itemPath, seededKey } from "./http-fixture.js";
+import { collectionPath, itemPath, seededKey, snapshotPath } from "./http-fixture.js";
 import { headers } from "./http-load.js";
 
 /** What a route's requests are built from: a server's seeded sessions. */
@@ -63,6 +63,12 @@ export const httpRoutes: RouteSpec[] = [
           body: JSON.stringify({ topic: `t${(created++).toString(36)}`, content: "A short note body." }),
         }),
       },
+    ],
+  },
+  {
+    name: "GET session snapshot",
+    requests: (server) => [
+      { method: "GET", headers: headers(false), path: snapshotPath(server.readSessionId) },
     ],
   },
 ];

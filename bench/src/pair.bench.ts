@@ -9,7 +9,7 @@
  * round, divided by the responses, is that side's cost per request. Whatever the process's luck, both sides share
  * it.
  *
- * Routes: the HTTP benchmark's three (`http-routes.ts`) and the webhook ingest (a signed 1 KiB delivery, instant
+ * Routes: the HTTP benchmark's four (`http-routes.ts`: item, list, create, snapshot) and the webhook ingest (a signed 1 KiB delivery, instant
  * handler, retention as in `webhooks-flowrt-app.ts`). The verdict is issue 18's bar on CPU per request: current
  * ÷ baseline at most 1.05 (medians of rounds); throughput is shown beside it.
  *

@@ -72,6 +72,10 @@ class FencedScopeState implements ScopeStateStore {
     return this.inner.get(address);
   }
 
+  getMany(addresses: readonly ScopeAddress[]) {
+    return this.inner.getMany(addresses);
+  }
+
   put(address: ScopeAddress, value: JsonObject, condition: WriteCondition): Promise<CasResult<JsonObject>> {
     return this.fenced.write("state write to scope", address.scope, (fence) =>
       this.inner.put(address, value, condition, fence),

@@ -5,6 +5,7 @@ import {
   type FlowError,
   hasErrorCode,
   type JsonObject,
+  type NewRequestEvent,
   type RequestRecord,
   type ScheduleDefinition,
   type SessionRecord,
@@ -13,6 +14,7 @@ import {
 import type { RegisteredFlow } from "../flows/registry.js";
 import type { HostLogger } from "../logger.js";
 import { RunAbort, writeAfterAbort, writeAfterEnd } from "./run-abort.js";
+import { RunEvents } from "./run-events.js";
 
 /** What a claimed request runs: its block, under its action's (or webhook binding's) policy. */
 export interface RunTarget {
@@ -47,7 +49,7 @@ export interface ClaimAppender {
   readonly crossProcess: boolean;
   /** How long a claim holds without renewal. */
   readonly leaseMs: number;
-  append(requestId: string, type: string, data: JsonObject, fence?: Fence): Promise<unknown>;
+  append(event: NewRequestEvent, fence?: Fence): Promise<unknown>;
   /** Logs that a run stopped because its claim was lost (`lease-lost`), once per run. */
   logLeaseLost(requestId: string, epoch: number, reason: string): void;
 }
@@ -119,7 +121,16 @@ export class RunClaim {
     this.version = claimed.version;
     this.claimed = claimed;
     this.fence = claimed.durable ? { requestId: claimed.id, epoch: claimed.epoch ?? 0 } : undefined;
+    this.events = new RunEvents(
+      claimed.id,
+      (event) => this.appendOne(event),
+      (error) => hasErrorCode(error, "request-aborted"),
+      () => !this.abort.aborted && !this.handedOver,
+    );
   }
+
+  /** The run's event writes (its blocks' start and end deferred onto its end: see {@link RunEvents}). */
+  readonly events: RunEvents;
 
   /**
    * Before a fenced write: a claim not renewed for a whole lease may already be another host's (this process was
@@ -160,13 +171,20 @@ export class RunClaim {
       } catch (error) {
         return Promise.reject(error);
       }
-      return this.appender
-        .append(this.id, type, data, this.fence)
-        .catch((error: unknown) => this.endedElsewhere(error, type));
     }
-    const appended = this.appender.append(this.id, type, data);
+    return this.events.emit(type, data);
+  }
+
+  /** One event written: fenced when the run is durable; a refusal by a store shared across processes stops the run. */
+  private appendOne(event: NewRequestEvent): Promise<unknown> {
+    if (this.fence !== undefined) {
+      return this.appender
+        .append(event, this.fence)
+        .catch((error: unknown) => this.endedElsewhere(error, event.type));
+    }
+    const appended = this.appender.append(event);
     return this.appender.crossProcess
-      ? appended.catch((error: unknown) => this.endedElsewhere(error, type))
+      ? appended.catch((error: unknown) => this.endedElsewhere(error, event.type))
       : appended;
   }
 

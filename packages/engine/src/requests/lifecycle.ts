@@ -1,11 +1,14 @@
 import {
+  type ActiveRequestEntry,
   FlowError,
   type FlowStores,
   type JsonObject,
+  type NewRequestEvent,
   type RequestError,
   type RequestPatch,
   type RequestRecord,
   type RequestStatus,
+  type RequestUpdateEffects,
   TERMINAL_REQUEST_STATUSES,
 } from "@flowrt/core";
 import { CAS_LOST, casDone, isCasExhausted, retryCas } from "../state/cas.js";
@@ -55,6 +58,22 @@ function terminalEvent(patch: TerminalPatch): [type: string, data: JsonObject] {
   return ["request.failed", { error }];
 }
 
+/** What a claim that starts its run writes with it: the active-registry entry and `request.started`. */
+function startEffects(record: RequestRecord, startedAt: string): RequestUpdateEffects {
+  const active: ActiveRequestEntry = {
+    requestId: record.id,
+    sessionId: record.sessionId,
+    flowId: record.flowId,
+    userId: record.userId,
+    action: record.action,
+    startedAt,
+  };
+  if (record.orgId) active.orgId = record.orgId;
+  const data: JsonObject = { action: record.action, sessionId: record.sessionId };
+  if (record.metadata.webhook) data.webhook = record.metadata.webhook;
+  return { active, events: [{ requestId: record.id, type: "request.started", at: isoNow(), data }] };
+}
+
 /**
  * The one place a request's status changes. Every move is a compare-and-swap on the record's version
  * (through {@link retryCas} where it is retried), checked against the legal moves; a move to a terminal status
@@ -68,19 +87,30 @@ export class RequestLifecycle {
     private readonly leaseMs: number,
   ) {}
 
-  /** The conditional write every move goes through. */
-  private write(id: string, from: RequestStatus, version: number, patch: RequestPatch) {
+  /** The conditional write every move goes through, with what it writes alongside ({@link RequestUpdateEffects}). */
+  private write(
+    id: string,
+    from: RequestStatus,
+    version: number,
+    patch: RequestPatch,
+    effects?: RequestUpdateEffects,
+  ) {
     if (patch.status !== undefined && !isLegalTransition(from, patch.status)) {
       throw new Error(`Request "${id}" cannot move from ${from} to ${patch.status}.`);
     }
-    return this.stores.requests.update(id, version, patch);
+    return effects === undefined
+      ? this.stores.requests.update(id, version, patch)
+      : this.stores.requests.update(id, version, patch, effects);
   }
 
   /**
    * Claims a queued request, or a running one whose claim lapsed (its host died): `running`, held by this host
-   * for `leaseMs`. One try: a lost race means another host claimed it. The record as claimed, or `null`.
+   * for `leaseMs`. One try: a lost race means another host claimed it. The record as claimed, or `null`. With
+   * `start`, the run starts in the same write: the request enters the active registry and its log gets
+   * `request.started` (one write, one round trip on a database); without, only the claim is made (a closing host
+   * claims to hand a request on, and starts nothing).
    */
-  async claim(record: RequestRecord): Promise<RequestRecord | null> {
+  async claim(record: RequestRecord, start: boolean): Promise<RequestRecord | null> {
     const now = Date.now();
     const claimable =
       record.status === "queued" || (record.status === "running" && (record.claim?.until ?? 0) < now);
@@ -93,7 +123,13 @@ export class RequestLifecycle {
       epoch: (record.epoch ?? 0) + 1,
       startedAt: record.startedAt ?? isoNow(),
     };
-    const result = await this.write(record.id, record.status, record.version, patch);
+    const result = await this.write(
+      record.id,
+      record.status,
+      record.version,
+      patch,
+      start ? startEffects(record, patch.startedAt!) : undefined,
+    );
     if (!result.ok) return null;
     // The record as claimed, copied with `Object.assign` onto a fresh object, then assigned: a spread followed by
     // more members gives every copy a map of its own (memory and time per run); this keeps one shape.
@@ -128,8 +164,20 @@ export class RequestLifecycle {
    * it still holds, nobody wrote since. Else it re-reads and decides; a handful of tries, then it leaves the
    * record to recovery. Whether it wrote the terminal status.
    */
-  async finish(id: string, version: number, patch: TerminalPatch): Promise<boolean> {
+  async finish(
+    id: string,
+    version: number,
+    patch: TerminalPatch,
+    events: readonly NewRequestEvent[] = [],
+  ): Promise<boolean> {
     const stored: RequestPatch = { ...patch, completedAt: isoNow(), claim: null };
+    const [type, data] = terminalEvent(patch);
+    // Left the active registry and the log's last events with the status, in one write: whoever sees the end sees
+    // the request gone from the registry.
+    const effects: RequestUpdateEffects = {
+      active: null,
+      events: [...events, { requestId: id, type, at: stored.completedAt!, data }],
+    };
     let wrote: boolean;
     try {
       // A few quick tries, no pauses: the record is this run's, so a loss means someone else just wrote it.
@@ -145,7 +193,7 @@ export class RequestLifecycle {
             from = current.status;
             expected = current.version;
           }
-          const result = await this.write(id, from, expected, stored);
+          const result = await this.write(id, from, expected, stored, effects);
           return result.ok ? casDone(true) : CAS_LOST;
         },
       );
@@ -153,7 +201,6 @@ export class RequestLifecycle {
       if (isCasExhausted(error)) return false;
       throw error;
     }
-    if (wrote) await this.appendTerminal(id, patch);
     return wrote;
   }
 

@@ -30,6 +30,11 @@ export interface NewRequest {
   id?: string;
   flow: RegisteredFlow;
   session: SessionRecord;
+  /**
+   * `session` is the request's own and not stored yet (a webhook delivery's ephemeral session): the store creates
+   * it with the request, in one write.
+   */
+  newSession?: boolean;
   principal: Principal;
   target: RequestTarget;
   input: unknown;

@@ -6,6 +6,7 @@ import {
   hasErrorCode,
   type JsonObject,
   type JsonValue,
+  type NewRequestEvent,
   type RequestError,
   type RequestRecord,
   type SessionRecord,
@@ -116,11 +117,18 @@ export class RequestRunner {
 
   private async persist(request: NewRequest, status: "queued" | "failed", error?: RequestError) {
     const record = requestRecord(request, status, error);
+    const { requests } = this.options.stores;
+    let created: boolean;
     try {
-      await this.options.stores.requests.create(record);
+      created = request.newSession
+        ? await requests.create(record, { session: request.session })
+        : await requests.create(record);
     } catch (failure) {
       throw inputRefusal(request, record) ?? failure;
     }
+    // A fresh session's id (or the request's) was taken: two generated UUIDs met. Nothing was written.
+    if (!created && request.newSession)
+      throw new Error(`Request "${record.id}" or its session already exists.`);
     return record;
   }
 
@@ -148,7 +156,8 @@ export class RequestRunner {
       this.gate.settled();
     };
     // The claim in a step of its own: the record as submitted is not held while the run goes on.
-    this.lifecycle.claim(record).then(
+    // Claimed and started in one write, unless the host is leaving: then it is only claimed, to be handed on.
+    this.lifecycle.claim(record, !this.gate.leaving).then(
       (claimed) => {
         if (claimed === null) ended();
         // Claimed after the grace period ran out: handed on at once, never run here.
@@ -177,8 +186,9 @@ export class RequestRunner {
   }
 
   /** A claim's append ({@link RunClaim}'s `appender`). */
-  append(requestId: string, type: string, data: JsonObject, fence?: Fence): Promise<unknown> {
-    return appendRequestEvent(this.options.stores.requests, requestId, type, data, fence);
+  append(event: NewRequestEvent, fence?: Fence): Promise<unknown> {
+    const { requests } = this.options.stores;
+    return fence === undefined ? requests.appendEvent(event) : requests.appendEvent(event, fence);
   }
 
   /** A run stopped because its claim was lost: said once, as a warning naming the request and the epoch it held. */
@@ -277,21 +287,8 @@ export class RequestRunner {
     if (!session) throw new FlowError("session-not-found", `Session "${record.sessionId}" no longer exists.`);
     const flow: RegisteredFlow = registry.get(record.flowId);
     const target: RunTarget = targetOf(flow, record.action);
-    const entry: ActiveRequestEntry = {
-      requestId: record.id,
-      sessionId: record.sessionId,
-      flowId: record.flowId,
-      userId: record.userId,
-      action: record.action,
-      startedAt: record.startedAt ?? isoNow(),
-    };
-    if (record.orgId) entry.orgId = record.orgId;
-    await stores.requests.markActive(entry);
-    // Aborted while it was being claimed or started: `request.aborted` is already written, nothing may follow.
-    if (claim.abort.aborted) throw writeAfterAbort("event", "request.started");
-    const startedData: JsonObject = { action: record.action, sessionId: record.sessionId };
-    if (record.metadata.webhook) startedData.webhook = record.metadata.webhook;
-    await this.append(record.id, "request.started", startedData);
+    // Aborted while its session was read: `request.aborted` is already written, the block does not run.
+    if (claim.abort.aborted) throw writeAfterAbort("block", target.block.name);
     return new StartedRun(claim, flow, session, target);
   }
 
@@ -305,13 +302,10 @@ export class RequestRunner {
     // A lost claim: the request is another host's (its status, its active entry, its log). Nothing more is written.
     // The same for a run a closing host left: the request was handed on.
     if (claim.handedOver) return true;
-    // Leave the active registry before the terminal event, so whoever sees the end sees it gone.
-    let cleared = true;
-    try {
-      await this.options.stores.requests.clearActive(claim.id);
-    } catch {
-      cleared = false;
-    }
+    // The blocks' events not written yet go with the terminal write; a deferred write that failed fails the run.
+    const events = await claim.events.takeDeferred();
+    if (outcome.ok && claim.events.failure !== undefined)
+      outcome = { ok: false, error: claim.events.failure };
     let output: JsonValue = null;
     if (outcome.ok) {
       try {
@@ -334,8 +328,15 @@ export class RequestRunner {
       patch = { status: wasAbort ? "aborted" : "failed", error };
       if (!wasAbort) this.logFailure(claim.log, { id: claim.id, ...claim.about }, outcome.error, error);
     }
-    await this.lifecycle.finish(claim.id, claim.version, patch);
-    return cleared;
+    // The terminal write leaves the active registry with the status. When someone else ended the request first (an
+    // abort, another host), it is left here, as before the end.
+    if (await this.lifecycle.finish(claim.id, claim.version, patch, events)) return true;
+    try {
+      await this.options.stores.requests.clearActive(claim.id);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Aborts a queued or running request on any host; 409 `request-finished` once it has ended. */

@@ -6,6 +6,7 @@ import {
   isExternalCollectionDefinition,
   isSingleResourceDefinition,
   type JsonObject,
+  type ScopeAddress,
   type ScopeKind,
   type Versioned,
 } from "@flowrt/core";
@@ -58,6 +59,7 @@ interface ScopeRecords {
 }
 
 /** Nothing stored for any of the three: one shared answer, not an object per run. */
+const SCOPES: readonly ScopeKind[] = ["session", "user", "org"];
 const NO_SCOPE_RECORDS: ScopeRecords = Object.freeze({ session: null, user: null, org: null });
 
 /** The scope behind a `handles` object, for the shared lazy getters below. */
@@ -190,11 +192,19 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
    * A handle loaded by a read of its own keeps that read.
    */
   async loadScopes(): Promise<void> {
-    const [session, user, org] = await Promise.all([
-      this.readScope("session"),
-      this.readScope("user"),
-      this.readScope("org"),
-    ]);
+    // One read for the three (one round trip on a database); a scope without an address (no org) is not asked.
+    const addresses: ScopeAddress[] = [];
+    const places: ScopeKind[] = [];
+    for (const scope of SCOPES) {
+      const address = scopeStateAddress(this.context, scope);
+      if (address === null) continue;
+      addresses.push(address);
+      places.push(scope);
+    }
+    const found = addresses.length === 0 ? [] : await this.context.stores.scopeState.getMany(addresses);
+    const read: Record<ScopeKind, Versioned<JsonObject> | null> = { session: null, user: null, org: null };
+    for (let i = 0; i < places.length; i++) read[places[i]!] = found[i] ?? null;
+    const { session, user, org } = read;
     this.preloaded =
       session === null && user === null && org === null ? NO_SCOPE_RECORDS : { session, user, org };
     const handles = this.scopeHandles;
@@ -202,11 +212,6 @@ class RequestResourceScope implements ResourceScope, TemplateSource, ScopeRecord
     handles.session.prime(session);
     handles.user.prime(user);
     handles.org.prime(org);
-  }
-
-  private readScope(scope: ScopeKind): Promise<Versioned<JsonObject> | null> | null {
-    const address = scopeStateAddress(this.context, scope);
-    return address === null ? null : this.context.stores.scopeState.get(address);
   }
 
   load(accessors: readonly string[] = this.accessors()): Promise<void> {

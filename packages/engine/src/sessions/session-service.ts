@@ -43,6 +43,20 @@ export class SessionService {
   ) {}
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
+    const record = this.newRecord(input);
+    if (!(await this.stores.sessions.create(record))) {
+      throw new FlowError("session-exists", `A session with id "${record.id}" already exists.`, {
+        details: { sessionId: record.id },
+      });
+    }
+    return record;
+  }
+
+  /**
+   * The record {@link create} stores, not stored: for a session created with its first request in one write (a
+   * webhook delivery's own session, see `NewRequest.newSession`).
+   */
+  newRecord(input: CreateSessionInput): SessionRecord {
     // A generated id is a UUID, valid by construction; only a given one is checked.
     const id = input.sessionId ?? newId();
     if (input.sessionId !== undefined) assertSessionId(id);
@@ -60,11 +74,6 @@ export class SessionService {
     if (principal.tenantId) record.tenantId = principal.tenantId;
     if (parent) record.parentSessionId = parent.id;
     if (input.title !== undefined) record.title = input.title;
-    if (!(await this.stores.sessions.create(record))) {
-      throw new FlowError("session-exists", `A session with id "${id}" already exists.`, {
-        details: { sessionId: id },
-      });
-    }
     return record;
   }
 

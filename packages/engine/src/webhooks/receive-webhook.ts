@@ -189,14 +189,14 @@ export async function receiveWebhook(
       },
       "webhook delivery refused by its session; recorded as a failed request",
     );
-    const own = await ephemeralSession(host, flow, principal);
+    const own = ephemeralSession(host, flow, principal);
     const failed = await host.requests.persistFailed(
-      webhookRequest(flow, own, principal, binding, webhook, caller.log),
+      webhookRequest(flow, own, true, principal, binding, webhook, caller.log),
       named.refusal,
     );
     return { kind: "accepted", requestId: failed.id };
   }
-  const request = webhookRequest(flow, named.session, principal, binding, webhook, caller.log);
+  const request = webhookRequest(flow, named.session, named.fresh, principal, binding, webhook, caller.log);
   let input: unknown;
   try {
     input = binding.input ? await binding.input(event) : payload;
@@ -247,6 +247,7 @@ export async function receiveWebhook(
 function webhookRequest(
   flow: RegisteredFlow,
   session: SessionRecord,
+  fresh: boolean,
   principal: Principal,
   binding: WebhookBinding,
   webhook: JsonObject,
@@ -260,6 +261,8 @@ function webhookRequest(
     input: null,
     metadata: { origin: "webhook", webhook },
   };
+  // A fresh ephemeral session is stored with the request, in one write.
+  if (fresh) request.newSession = true;
   if (log !== undefined) request.log = log;
   return request;
 }
@@ -281,13 +284,12 @@ async function webhookPrincipal(
   return (await host.principalFor(flow, webhookCaller, { action, metadata: { webhook } })).principal;
 }
 
-/** A delivery's own session, stored with `ephemeral: true` so that retention removes it with its request. */
-function ephemeralSession(
-  host: FlowHost,
-  flow: RegisteredFlow,
-  principal: Principal,
-): Promise<SessionRecord> {
-  return host.sessions.create({ flow, principal, metadata: { ephemeral: true } });
+/**
+ * A delivery's own session, marked `ephemeral: true` so that retention removes it with its request; not stored
+ * here: the store creates it with the delivery's request (`NewRequest.newSession`).
+ */
+function ephemeralSession(host: FlowHost, flow: RegisteredFlow, principal: Principal): SessionRecord {
+  return host.sessions.newRecord({ flow, principal, metadata: { ephemeral: true } });
 }
 
 /**
@@ -301,10 +303,10 @@ async function ensureSession(
   binding: WebhookBinding,
   event: WebhookInboundEvent,
   principal: { userId: string; orgId?: string; tenantId?: string },
-): Promise<{ session: SessionRecord } | { refusal: FlowError }> {
+): Promise<{ session: SessionRecord; fresh: boolean } | { refusal: FlowError }> {
   const sessionId = binding.sessionId ? await binding.sessionId(event) : undefined;
   if (sessionId === undefined || sessionId === null) {
-    return { session: await ephemeralSession(host, flow, principal) };
+    return { session: ephemeralSession(host, flow, principal), fresh: true };
   }
   try {
     assertSessionId(sessionId);
@@ -332,5 +334,5 @@ async function ensureSession(
     if (!isFlowError(error)) throw error;
     return { refusal: error };
   }
-  return { session };
+  return { session, fresh: false };
 }

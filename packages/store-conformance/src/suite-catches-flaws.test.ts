@@ -85,6 +85,15 @@ const flaws: Record<NaiveStoreFlaw, ConformanceCaseName[]> = {
   "fires-stale-epoch": ["schedules/fire", "schedules/take-over", "schedules/fire-race"],
   "refires-ticks": ["schedules/fire"],
   "claims-superseded-ticks": ["schedules/newest-and-superseded"],
+  "effects-on-lost-cas": ["request-effects/stale-version", "request-effects/racing-updates"],
+  "unnotified-update-events": ["request-effects/with-update"],
+  "update-seqs-from-one": ["request-effects/with-update"],
+  "keeps-active-on-null": ["request-effects/with-update"],
+  "session-despite-request": ["request-session/refusals"],
+  "request-despite-session": ["request-session/refusals", "request-session/create-race"],
+  "unlisted-own-session": ["request-session/create"],
+  "get-many-skips-missing": ["scope-state/get-many"],
+  "get-many-sorted": ["scope-state/get-many"],
 };
 
 function caseNamed(name: ConformanceCaseName) {

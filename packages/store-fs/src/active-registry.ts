@@ -44,6 +44,15 @@ export class FsActiveRegistry {
     });
   }
 
+  /**
+   * At start, before any other use of the registry: writes an unfinished update's active change (`null` removes
+   * the entry).
+   */
+  async restore(requestId: string, entry: ActiveRequestEntry | null): Promise<void> {
+    if (entry === null) await this.table.remove(requestId);
+    else await this.table.write(requestId, entry);
+  }
+
   async list(filter: { userId?: string; flowIds?: string[] }): Promise<ActiveRequestEntry[]> {
     const entries = await this.load();
     const flows = filter.flowIds === undefined ? undefined : new Set(filter.flowIds);

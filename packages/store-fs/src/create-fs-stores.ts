@@ -72,20 +72,29 @@ export function createFsStores(options: FsStoresOptions): FlowStores {
   const scopeState = new FsScopeStateStore(ctx, mutex, scopeBuckets, fences, resources);
   // A removed session takes its requests first, then its session-scope data, then (in the session store) the
   // record: a crash in between leaves the record, marked deleting, for a second call to finish.
-  const sessions = new FsSessionStore(ctx, mutex, async (sessionId) => ({
+  const sessions: FsSessionStore = new FsSessionStore(ctx, mutex, async (sessionId) => ({
     ...(await requests.removeSession(sessionId)),
     ...(await scopeState.removeOwner("session", sessionId)),
   }));
   // An ephemeral session goes with its last request, and its session-scope data first (a crash in
   // between leaves the session without its data, never data nothing points to any more).
-  const requests = new FsRequestStore(ctx, mutex, requestTable, fences, async (sessionIds) => {
-    for (const id of sessionIds) {
-      const session = await sessions.get(id);
-      if ((session?.metadata as { ephemeral?: unknown } | undefined)?.ephemeral !== true) continue;
-      await scopeState.removeOwner("session", id);
-      await sessions.removeRecord(id);
-    }
-  });
+  const requests: FsRequestStore = new FsRequestStore(
+    ctx,
+    mutex,
+    requestTable,
+    fences,
+    async (sessionIds) => {
+      for (const id of sessionIds) {
+        const session = await sessions.get(id);
+        if ((session?.metadata as { ephemeral?: unknown } | undefined)?.ephemeral !== true) continue;
+        await scopeState.removeOwner("session", id);
+        await sessions.removeRecord(id);
+      }
+    },
+    sessions,
+  );
+  // Before any call: the writes a crash left between their record and its other parts are finished.
+  ctx.recoverWith(() => requests.recover());
 
   let closing: Promise<void> | undefined;
   return {

@@ -61,6 +61,53 @@ export class FsRequestEvents {
     });
   }
 
+  /**
+   * Appends `events` (checked, with copied data) to request `requestId`'s log with the next seqs, after `before`
+   * has run with them as they will be stored (an update writes its journal and record there). The seqs are taken
+   * at once and `before` runs in the log's order, so appends made meanwhile wait and come after. Listeners hear
+   * of the events once they are on disk. When `before` throws, nothing is appended, no seq is used, and appends
+   * queued meanwhile are refused. Call under the request's lock.
+   */
+  async appendWith(
+    requestId: string,
+    events: readonly NewRequestEvent[],
+    before: (stored: readonly RequestEvent[]) => Promise<void>,
+  ): Promise<RequestEvent[]> {
+    let state = await this.loaded(requestId);
+    while (state.next === null) state = await this.loaded(requestId);
+    // From the seqs to the queued transaction there is no await: the log's order is the seqs' order.
+    const first = state.next!;
+    state.next = first + events.length;
+    const stored = events.map(
+      (event, i): RequestEvent => ({
+        seq: first + i,
+        type: event.type,
+        requestId,
+        at: event.at,
+        data: event.data,
+      }),
+    );
+    await state.log.transaction(async (write) => {
+      await before(stored);
+      await write(stored.map((event) => JSON.stringify(event)));
+      for (const event of stored) this.publish(event);
+    });
+    return stored.map((event) => structuredClone(event));
+  }
+
+  /**
+   * At start, before any other use of the log: appends those of `events` (an unfinished update's, with their
+   * seqs) that the log does not hold yet.
+   */
+  async recover(requestId: string, events: readonly RequestEvent[]): Promise<void> {
+    const file = this.fileOf(requestId);
+    const last = (await readJsonLines<RequestEvent>(file, { repair: true })).at(-1)?.seq ?? 0;
+    const missing = events.filter((event) => event.seq > last);
+    if (missing.length === 0) return;
+    const log = new AppendLog(this.ctx, file);
+    await log.transaction((write) => write(missing.map((event) => JSON.stringify(event))));
+  }
+
   async read(requestId: string, afterSeq = 0, limit?: number): Promise<RequestEvent[]> {
     assertString(requestId, "requestId");
     assertCount(afterSeq, "afterSeq");

@@ -3,17 +3,21 @@ import type {
   CasResult,
   Fence,
   NewRequestEvent,
+  RequestCreateOptions,
   RequestEvent,
   RequestPatch,
   RequestRecord,
   RequestStatus,
   RequestStore,
+  RequestUpdateEffects,
   RetentionPolicy,
+  SessionRecord,
 } from "@flowrt/core";
 import { FlowError, TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import { FsActiveRegistry } from "./active-registry.js";
 import { compareStrings } from "./internal/compare-strings.js";
 import type { DocTable } from "./internal/doc-table.js";
+import { EffectsJournal } from "./internal/effects-journal.js";
 import type { FenceGate } from "./internal/fence-gate.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
@@ -28,9 +32,25 @@ import {
   jsonCopy,
 } from "./internal/validate.js";
 import { FsRequestEvents } from "./request-events.js";
+import { checkedSession } from "./session-store.js";
 
 /** Called by retention with the sessions whose last stored request it removed. */
 export type SessionsEmptied = (sessionIds: string[]) => Promise<void>;
+
+/** The session store's part in `create(record, { session })` (see `FsSessionStore.createWith`). */
+export interface OwnSessions {
+  createWith(
+    session: SessionRecord,
+    create: (store: () => Promise<void>) => Promise<boolean>,
+  ): Promise<boolean>;
+  restore(session: SessionRecord): Promise<void>;
+}
+
+/** An update's effects, checked and copied. */
+interface CheckedEffects {
+  active?: ActiveRequestEntry | null;
+  events: NewRequestEvent[];
+}
 
 const TERMINAL = new Set<RequestStatus>(TERMINAL_REQUEST_STATUSES);
 
@@ -42,6 +62,8 @@ const TERMINAL = new Set<RequestStatus>(TERMINAL_REQUEST_STATUSES);
 export class FsRequestStore implements RequestStore {
   private readonly events: FsRequestEvents;
   private readonly active: FsActiveRegistry;
+  /** Writes with effects in flight, by request: reads of the request wait for them (see {@link settled}). */
+  private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly summaries = new LazyLoad(() =>
     this.table.scan().then((docs) => new RequestSummaries(docs.map((doc) => summaryOf(doc.data)))),
   );
@@ -56,38 +78,75 @@ export class FsRequestStore implements RequestStore {
     private readonly table: DocTable<RequestRecord>,
     private readonly fences: FenceGate,
     private readonly sessionsEmptied?: SessionsEmptied,
+    private readonly sessions?: OwnSessions,
+    private readonly journal: EffectsJournal = new EffectsJournal(ctx),
   ) {
     this.events = new FsRequestEvents(ctx, mutex, fences);
     this.active = new FsActiveRegistry(ctx, mutex);
   }
 
-  async create(record: RequestRecord): Promise<boolean> {
+  async create(record: RequestRecord, options?: RequestCreateOptions): Promise<boolean> {
     assertJsonObject(record, "record");
     assertNonEmptyString(record.id, "record.id");
     assertString(record.status, "record.status");
     assertString(record.createdAt, "record.createdAt");
     const copy = jsonCopy(record, "record");
+    if (options !== undefined && (typeof options !== "object" || options === null))
+      throw new FlowError("invalid-request", "options must be an object.");
+    const session = options?.session === undefined ? undefined : checkedSession(options.session);
+    if (session !== undefined && session.id !== copy.sessionId) {
+      throw new FlowError(
+        "invalid-request",
+        `Request "${copy.id}" runs in session "${copy.sessionId}", not in the session "${session.id}" given to create with it.`,
+      );
+    }
     await this.ctx.ready();
-    return this.mutex.run(`request:${copy.id}`, async () => {
-      if ((await this.table.read(copy.id)) !== null) return false;
-      await this.table.write(copy.id, copy);
-      await this.noteSummary(copy);
-      return true;
-    });
+    if (session === undefined) {
+      return this.mutex.run(`request:${copy.id}`, async () => {
+        if ((await this.table.read(copy.id)) !== null) return false;
+        await this.table.write(copy.id, copy);
+        await this.noteSummary(copy);
+        return true;
+      });
+    }
+    const sessions = this.sessions;
+    if (sessions === undefined)
+      throw new FlowError("store-error", "This request store has no session store.");
+    // The session's lock, then the request's (the order a session's removal takes them in).
+    return sessions.createWith(session, (storeSession) =>
+      this.mutex.run(`request:${copy.id}`, async () => {
+        if ((await this.table.read(copy.id)) !== null) return false;
+        // The journal first, then the record (the commit), then the session: a crash after the record leaves
+        // the session to the next start.
+        const tx = await this.journal.begin({ id: copy.id, v: copy.version, session });
+        await this.table.write(copy.id, copy);
+        await storeSession();
+        this.journal.end(tx);
+        await this.noteSummary(copy);
+        return true;
+      }),
+    );
   }
 
   async get(id: string): Promise<RequestRecord | null> {
     assertString(id, "id");
     await this.ctx.ready();
+    await this.settled(id);
     return this.table.read(id);
   }
 
-  async update(id: string, expectedVersion: number, patch: RequestPatch): Promise<CasResult<RequestRecord>> {
+  async update(
+    id: string,
+    expectedVersion: number,
+    patch: RequestPatch,
+    effects?: RequestUpdateEffects,
+  ): Promise<CasResult<RequestRecord>> {
     assertString(id, "id");
     assertCount(expectedVersion, "expectedVersion", "invalid-request");
     assertJsonObject(patch, "patch");
     assertCount(patch.epoch, "patch.epoch", "invalid-request");
     const copy = jsonCopy(patch, "patch");
+    const checked = effects === undefined ? undefined : checkEffects(id, effects);
     await this.ctx.ready();
     return this.fences.change(id, () =>
       this.mutex.run(`request:${id}`, async (): Promise<CasResult<RequestRecord>> => {
@@ -96,11 +155,74 @@ export class FsRequestStore implements RequestStore {
         if (current.version !== expectedVersion)
           return { ok: false, current: { value: current, version: current.version } };
         const next = applyPatch(current, copy);
-        await this.table.write(id, next);
+        if (checked === undefined || (checked.active === undefined && checked.events.length === 0)) {
+          await this.table.write(id, next);
+        } else {
+          const writing = this.writeWithEffects(next, checked);
+          this.inflight.set(id, writing);
+          try {
+            await writing;
+          } finally {
+            if (this.inflight.get(id) === writing) this.inflight.delete(id);
+          }
+        }
         await this.noteSummary(next);
         return { ok: true, version: next.version };
       }),
     );
+  }
+
+  /**
+   * Writes an updated record with its effects as one unit: the journal's intent (fsynced), the record (the
+   * commit), the active change, the events (fsynced, then told to listeners), the journal's done line. Events
+   * take their seqs in the log's order, so appends made meanwhile come after them. Under the request's lock.
+   */
+  private async writeWithEffects(next: RequestRecord, effects: CheckedEffects): Promise<void> {
+    const id = next.id;
+    const commit = async (events: readonly RequestEvent[] | undefined): Promise<string> => {
+      const tx = await this.journal.begin({
+        id,
+        v: next.version,
+        ...(effects.active !== undefined ? { active: effects.active } : {}),
+        ...(events !== undefined ? { events: [...events] } : {}),
+      });
+      await this.table.write(id, next);
+      if (effects.active === null) await this.active.clear(id);
+      else if (effects.active !== undefined) await this.active.mark(effects.active);
+      return tx;
+    };
+    let tx: string | undefined;
+    if (effects.events.length === 0) tx = await commit(undefined);
+    else
+      await this.events.appendWith(id, effects.events, async (stored) => {
+        tx = await commit(stored);
+      });
+    this.journal.end(tx!);
+  }
+
+  /** Resolves once no write with effects of request `id` is in flight (its record, events and entry all written). */
+  private async settled(id: string): Promise<void> {
+    const writing = this.inflight.get(id);
+    if (writing !== undefined) await writing.catch(() => {});
+  }
+
+  /**
+   * At start, before any other call: finishes the writes the journal holds unfinished whose record was written
+   * (the commit), and drops the others (never acknowledged). Idempotent: a part already written is left as it is.
+   */
+  async recover(): Promise<void> {
+    const intents = await this.journal.unsettled();
+    for (const intent of intents) {
+      const record = await this.table.read(intent.id);
+      // Not committed (the record is older), or removed since: nothing of it is due.
+      if (record === null || record.version < intent.v) continue;
+      if (intent.session !== undefined) await this.sessions?.restore(intent.session);
+      if (intent.events !== undefined) await this.events.recover(intent.id, intent.events);
+      // A later update decided the registry after this one finished.
+      if (intent.active !== undefined && record.version === intent.v)
+        await this.active.restore(intent.id, intent.active);
+    }
+    await this.journal.clear();
   }
 
   async listByStatus(
@@ -175,7 +297,8 @@ export class FsRequestStore implements RequestStore {
     return this.events.append(event, fence);
   }
 
-  readEvents(requestId: string, afterSeq?: number, limit?: number): Promise<RequestEvent[]> {
+  async readEvents(requestId: string, afterSeq?: number, limit?: number): Promise<RequestEvent[]> {
+    if (typeof requestId === "string") await this.settled(requestId);
     return this.events.read(requestId, afterSeq, limit);
   }
 
@@ -191,7 +314,8 @@ export class FsRequestStore implements RequestStore {
     return this.active.clear(requestId);
   }
 
-  listActive(filter: { userId?: string; flowIds?: string[] }): Promise<ActiveRequestEntry[]> {
+  async listActive(filter: { userId?: string; flowIds?: string[] }): Promise<ActiveRequestEntry[]> {
+    await Promise.all([...this.inflight.values()].map((writing) => writing.catch(() => {})));
     return this.active.list(filter);
   }
 
@@ -237,7 +361,7 @@ export class FsRequestStore implements RequestStore {
   }
 
   async flush(): Promise<void> {
-    await this.events.flush();
+    await Promise.all([this.events.flush(), this.journal.flush()]);
   }
 
   /**
@@ -274,6 +398,50 @@ export class FsRequestStore implements RequestStore {
     await this.ctx.ready();
     return this.summaries.get();
   }
+}
+
+/** An update's effects checked (every event and the entry of request `id`) and copied, before anything is written. */
+function checkEffects(id: string, effects: RequestUpdateEffects): CheckedEffects {
+  // Asserted through `unknown`, which keeps the effects' own types.
+  assertJsonObject(effects as unknown, "effects");
+  const checked: CheckedEffects = { events: [] };
+  const entry = effects.active;
+  if (entry === null) checked.active = null;
+  else if (entry !== undefined) {
+    assertJsonObject(entry as unknown, "effects.active");
+    assertNonEmptyString(entry.requestId, "effects.active.requestId");
+    assertString(entry.userId, "effects.active.userId");
+    if (entry.requestId !== id) {
+      throw new FlowError(
+        "invalid-request",
+        `An update of request "${id}" carries the active entry of request "${entry.requestId}".`,
+      );
+    }
+    checked.active = jsonCopy(entry, "effects.active");
+  }
+  if (effects.events !== undefined) {
+    if (!Array.isArray(effects.events))
+      throw new FlowError("invalid-request", "effects.events must be an array.");
+    for (const event of effects.events) {
+      assertJsonObject(event, "event");
+      assertNonEmptyString(event.type, "event.type");
+      assertString(event.at, "event.at");
+      assertJsonObject(event.data, "event.data");
+      if (event.requestId !== id) {
+        throw new FlowError(
+          "invalid-request",
+          `An update of request "${id}" carries an event of request "${String(event.requestId)}".`,
+        );
+      }
+      checked.events.push({
+        requestId: id,
+        type: event.type,
+        at: event.at,
+        data: jsonCopy(event.data, "event.data"),
+      });
+    }
+  }
+  return checked;
 }
 
 function applyPatch(current: RequestRecord, patch: RequestPatch): RequestRecord {

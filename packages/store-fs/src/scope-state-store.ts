@@ -14,6 +14,7 @@ import { DocTable } from "./internal/doc-table.js";
 import type { FenceGate } from "./internal/fence-gate.js";
 import type { FsContext } from "./internal/fs-context.js";
 import type { KeyedMutex } from "./internal/keyed-mutex.js";
+import { mapLimit } from "./internal/map-limit.js";
 import { addressId } from "./internal/naming.js";
 import type { ScopeBuckets } from "./internal/scope-buckets.js";
 import {
@@ -48,6 +49,15 @@ export class FsScopeStateStore implements ScopeStateStore {
     assertAddress(address);
     await this.ctx.ready();
     return this.table.read(addressId(address));
+  }
+
+  async getMany(addresses: readonly ScopeAddress[]): Promise<(Versioned<JsonObject> | null)[]> {
+    if (!Array.isArray(addresses))
+      throw new FlowError("invalid-request", "getMany takes an array of addresses.");
+    // Every address checked before any file is read.
+    for (const address of addresses) assertAddress(address);
+    await this.ctx.ready();
+    return mapLimit(addresses, 32, (address) => this.table.read(addressId(address)));
   }
 
   async put(

@@ -132,6 +132,15 @@ function mergeMetadata(base: JsonObject, patch: { [key: string]: JsonValue | nul
   return merged;
 }
 
+/** A session record checked as `create` checks it, and copied (JSON semantics). */
+export function checkedSession(session: SessionRecord): SessionRecord {
+  assertJsonObject(session, "session");
+  assertNonEmptyString(session.id, "session.id");
+  assertString(session.userId, "session.userId");
+  assertString(session.createdAt, "session.createdAt");
+  return jsonCopy(session, "session");
+}
+
 /**
  * Removes what is stored under a session in the other stores (its requests with their events and active entries,
  * its session-scope state, resources and content in every bucket) and counts it. Every part goes in atomic steps
@@ -166,19 +175,42 @@ export class FsSessionStore implements SessionStore {
   }
 
   async create(session: SessionRecord): Promise<boolean> {
-    assertJsonObject(session, "session");
-    assertNonEmptyString(session.id, "session.id");
-    assertString(session.userId, "session.userId");
-    assertString(session.createdAt, "session.createdAt");
-    const copy = jsonCopy(session, "session");
+    const copy = checkedSession(session);
     await this.ctx.ready();
     return this.mutex.run(`session:${copy.id}`, async () => {
       if ((await this.table.read(copy.id)) !== null) return false;
-      await this.table.write(copy.id, copy);
-      const loaded = this.index.started();
-      if (loaded) (await loaded).add(copy);
+      await this.store(copy);
       return true;
     });
+  }
+
+  /** Writes a new session's record and lists it. Under the session's lock. */
+  private async store(session: SessionRecord): Promise<void> {
+    await this.table.write(session.id, session);
+    const loaded = this.index.started();
+    if (loaded) (await loaded).add(session);
+  }
+
+  /**
+   * Runs `create` under the lock of `session`'s id when no session has it, else answers false: `create` writes
+   * what comes with the session (a request, `requests.create(record, { session })`) and calls `store` to write the
+   * session itself, as {@link create} would. Resolves what `create` resolves. `session` is checked and copied
+   * ({@link checkedSession}).
+   */
+  async createWith(
+    session: SessionRecord,
+    create: (store: () => Promise<void>) => Promise<boolean>,
+  ): Promise<boolean> {
+    await this.ctx.ready();
+    return this.mutex.run(`session:${session.id}`, async () => {
+      if ((await this.table.read(session.id)) !== null) return false;
+      return create(() => this.store(session));
+    });
+  }
+
+  /** At start, before any other use of the store: writes a session an unfinished request create left out. */
+  async restore(session: SessionRecord): Promise<void> {
+    if ((await this.table.read(session.id)) === null) await this.table.write(session.id, session);
   }
 
   async get(id: string): Promise<SessionRecord | null> {

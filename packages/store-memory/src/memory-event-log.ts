@@ -15,6 +15,35 @@ function materialize(requestId: string, seq: number, type: string, at: string, d
   return { seq, type, requestId, at, data: JSON.parse(data) };
 }
 
+/** An event stored and waiting for its delivery. */
+interface Pending {
+  readonly requestId: string;
+  readonly seq: number;
+  readonly stored: StoredEvent;
+}
+
+/** An event's fields checked, its data as JSON text. */
+export interface CheckedEvent {
+  readonly requestId: string;
+  readonly type: string;
+  readonly at: string;
+  readonly data: string;
+}
+
+function checked(event: NewRequestEvent): CheckedEvent {
+  if (typeof event !== "object" || event === null || typeof event.requestId !== "string") {
+    throw new TypeError("store-memory: an event needs a string requestId.");
+  }
+  checkString(event.type, "event type");
+  checkString(event.at, "event at");
+  return {
+    requestId: event.requestId,
+    type: event.type,
+    at: event.at,
+    data: jsonObjectText(event.data, "event data"),
+  };
+}
+
 /** Members per event in a log: type, time, data text. */
 const STRIDE = 3;
 
@@ -29,26 +58,55 @@ export class MemoryEventLog {
   private readonly logs = new Map<string, string[]>();
   private readonly listeners = new Map<string, Set<Listener>>();
   /** Events appended by a listener while another event is being delivered, delivered after it. */
-  private readonly pending: Array<{ requestId: string; seq: number; stored: StoredEvent }> = [];
+  private readonly pending: Pending[] = [];
   private delivering = false;
 
   constructor(private readonly onListenerError: ListenerErrorHandler) {}
 
   append(event: NewRequestEvent): RequestEvent {
-    if (typeof event !== "object" || event === null || typeof event.requestId !== "string") {
-      throw new TypeError("store-memory: an event needs a string requestId.");
-    }
-    checkString(event.type, "event type");
-    checkString(event.at, "event at");
-    const { requestId, type, at } = event;
-    const data = jsonObjectText(event.data, "event data");
+    const { requestId, type, at, data } = checked(event);
     let log = this.logs.get(requestId);
     if (log === undefined) this.logs.set(requestId, (log = [type, at, data]));
     else log.push(type, at, data);
     const seq = log.length / STRIDE;
-    const subscribed = this.listeners.get(requestId);
-    if (subscribed !== undefined) this.notify(subscribed, requestId, seq, { type, at, data });
+    if (this.listeners.has(requestId))
+      this.notify(requestId, [{ requestId, seq, stored: { type, at, data } }]);
     return materialize(requestId, seq, type, at, data);
+  }
+
+  /**
+   * Checks `events`, all of request `requestId`, for {@link appendChecked}: throws on the first bad one, storing
+   * nothing, so that a caller can check them before it writes anything else.
+   */
+  check(requestId: string, events: readonly NewRequestEvent[]): readonly CheckedEvent[] {
+    if (!Array.isArray(events)) throw new TypeError("store-memory: update effects' events must be an array.");
+    return events.map((event) => {
+      const one = checked(event);
+      if (one.requestId !== requestId) {
+        throw new TypeError(
+          `store-memory: an update of request "${requestId}" carries an event of request "${one.requestId}".`,
+        );
+      }
+      return one;
+    });
+  }
+
+  /**
+   * Appends events {@link check}ed for request `requestId` with the next seqs: all are stored before any listener
+   * hears of one, and listeners get them in order.
+   */
+  appendChecked(requestId: string, events: readonly CheckedEvent[]): void {
+    if (events.length === 0) return;
+    let log = this.logs.get(requestId);
+    if (log === undefined) this.logs.set(requestId, (log = []));
+    const first = log.length / STRIDE + 1;
+    for (const { type, at, data } of events) log.push(type, at, data);
+    if (this.listeners.has(requestId)) {
+      this.notify(
+        requestId,
+        events.map(({ type, at, data }, i) => ({ requestId, seq: first + i, stored: { type, at, data } })),
+      );
+    }
   }
 
   /** Events after `afterSeq`, at most `limit` (a non-negative integer or `Infinity`). */
@@ -98,17 +156,21 @@ export class MemoryEventLog {
   }
 
   /**
-   * Delivers at once, unless a listener appended this event during another delivery: then it waits
-   * until that one reached every listener, so each listener still sees its request's events in seq order.
+   * Delivers `batch` (consecutive events of one request) at once, unless a listener appended it during another
+   * delivery: then it waits until that one reached every listener. Events a listener appends meanwhile wait
+   * behind the rest of the batch, so each listener still sees its request's events in seq order.
    */
-  private notify(subscribed: Set<Listener>, requestId: string, seq: number, stored: StoredEvent): void {
+  private notify(requestId: string, batch: Pending[]): void {
     if (this.delivering) {
-      this.pending.push({ requestId, seq, stored });
+      this.pending.push(...batch);
       return;
     }
     this.delivering = true;
     try {
-      this.deliver(subscribed, requestId, seq, stored);
+      for (let i = 1; i < batch.length; i++) this.pending.push(batch[i]!);
+      const first = batch[0]!;
+      const subscribed = this.listeners.get(requestId);
+      if (subscribed !== undefined) this.deliver(subscribed, requestId, first.seq, first.stored);
       for (let i = 0; i < this.pending.length; i++) {
         const next = this.pending[i]!;
         const current = this.listeners.get(next.requestId);

@@ -3,7 +3,9 @@ import type {
   RequestRecord,
   RequestStatus,
   RequestStore,
+  RequestUpdateEffects,
   RetentionPolicy,
+  SessionRecord,
 } from "@flowrt/core";
 import { TERMINAL_REQUEST_STATUSES } from "@flowrt/core";
 import { BySessionIndex } from "./by-session-index.js";
@@ -11,7 +13,7 @@ import { createFenceGuard } from "./fence-guard.js";
 import { finishedToPurge } from "./finished-to-purge.js";
 import { checkOptionalString, checkString } from "./json-text.js";
 import { type ListenerErrorHandler, MemoryEventLog } from "./memory-event-log.js";
-import type { SessionRetirement } from "./memory-session-store.js";
+import type { PreparedSession, SessionCreation, SessionRetirement } from "./memory-session-store.js";
 import { checkPatch, checkStatus, RequestRow } from "./request-row.js";
 
 export type { ListenerErrorHandler } from "./memory-event-log.js";
@@ -53,6 +55,41 @@ function copyEntry(entry: ActiveRequestEntry): ActiveRequestEntry {
 /** Active entries hold only strings, so a spread is a full copy. */
 const entryCopy = (entry: ActiveRequestEntry): ActiveRequestEntry => ({ ...entry });
 
+/** The active change an update's effects make: an entry of request `id`, `null` to leave, `undefined` for none. */
+function activeChange(id: string, effects: RequestUpdateEffects): ActiveRequestEntry | null | undefined {
+  if (typeof effects !== "object" || effects === null) {
+    throw new TypeError("store-memory: update effects must be an object.");
+  }
+  if (effects.active === undefined || effects.active === null) return effects.active;
+  const entry = copyEntry(effects.active);
+  if (entry.requestId !== id) {
+    throw new TypeError(
+      `store-memory: an update of request "${id}" carries the active entry of request "${entry.requestId}".`,
+    );
+  }
+  return entry;
+}
+
+/** A request's own new session, checked against the request: it names the session the request runs in. */
+function ownSession(
+  row: RequestRow,
+  session: SessionRecord,
+  sessions: Partial<SessionCreation> | undefined,
+): PreparedSession {
+  if (sessions?.prepare === undefined) {
+    throw new TypeError(
+      "store-memory: this request store was made without a session store to create sessions in.",
+    );
+  }
+  const prepared = sessions.prepare(session);
+  if (prepared.id !== row.sessionId) {
+    throw new TypeError(
+      `store-memory: request "${row.id}" runs in session "${row.sessionId}", not in the session "${prepared.id}" given to create with it.`,
+    );
+  }
+  return prepared;
+}
+
 /** Plain code-unit order (`<`), as the other stores compare ids and ISO times. */
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -85,8 +122,11 @@ export type MemoryRequestStore = RequestStore & {
  */
 export function createMemoryRequestStore(
   onListenerError: ListenerErrorHandler,
-  /** Told of every request stored and removed, so an ephemeral session goes with its last request. */
-  sessions?: SessionRetirement,
+  /**
+   * Told of every request stored and removed, so an ephemeral session goes with its last request; with
+   * {@link SessionCreation}, `create(record, { session })` stores the request's own session with it.
+   */
+  sessions?: SessionRetirement & Partial<SessionCreation>,
 ): MemoryRequestStore {
   const rows = new Map<string, RequestRow>();
   const byStatus = new Map<RequestStatus, Set<RequestRow>>([
@@ -119,9 +159,13 @@ export function createMemoryRequestStore(
   const fenced = createFenceGuard(epochOf);
 
   const store: MemoryRequestStore = {
-    async create(record) {
+    async create(record, options) {
       const row = new RequestRow(record);
+      const session = options?.session === undefined ? undefined : ownSession(row, options.session, sessions);
+      // Both checked before anything is written, then both written with no await in between.
       if (rows.has(row.id)) return false;
+      if (session !== undefined && sessions!.has!(session.id)) return false;
+      if (session !== undefined) sessions!.insert!(session);
       rows.set(row.id, row);
       byStatus.get(row.status)!.add(row);
       bySession.add(row);
@@ -136,19 +180,26 @@ export function createMemoryRequestStore(
       return rows.get(id)?.toRecord() ?? null;
     },
 
-    async update(id, expectedVersion, patch) {
+    async update(id, expectedVersion, patch, effects) {
       const row = rows.get(id);
       if (row === undefined) return { ok: false, current: null };
       if (row.version !== expectedVersion) {
         return { ok: false, current: { value: row.toRecord(), version: row.version } };
       }
       const texts = checkPatch(patch);
+      // The effects are checked (an event's data stringified) before the patch lands: all of it, or nothing.
+      const entry = effects === undefined ? undefined : activeChange(id, effects);
+      const appended = effects?.events === undefined ? undefined : events.check(id, effects.events);
       const before = row.status;
       row.apply(patch, texts);
       if (row.status !== before) {
         byStatus.get(before)!.delete(row);
         byStatus.get(row.status)!.add(row);
       }
+      if (entry === null) active.delete(id);
+      else if (entry !== undefined) active.set(id, entry);
+      // Stored with the patch, then told to listeners, who therefore see the new status.
+      if (appended !== undefined) events.appendChecked(id, appended);
       return { ok: true, version: row.version };
     },
 

@@ -60,6 +60,16 @@ export function createMemoryScopeStateStore(
       const found = records.get(ownerId(address))?.get(address.bucket);
       return found ? { value: JSON.parse(found.text), version: found.version } : null;
     },
+    async getMany(addresses) {
+      if (!Array.isArray(addresses))
+        throw new TypeError("store-memory: getMany takes an array of addresses.");
+      // Every address checked before any is read: a bad one throws, whatever its place.
+      for (const address of addresses) checkAddress(address);
+      return addresses.map((address) => {
+        const found = records.get(ownerId(address))?.get(address.bucket);
+        return found ? { value: JSON.parse(found.text), version: found.version } : null;
+      });
+    },
     async put(address, value, condition, fence) {
       checkAddress(address);
       checkJsonObject(value, "scope state");

@@ -46,7 +46,24 @@ export interface SessionRetirement {
   requestRemoved(sessionId: string, retire?: boolean): void;
 }
 
-export type MemorySessionStore = SessionStore & SessionRetirement;
+/** A session record checked and copied into its row by {@link SessionCreation.prepare}, not stored yet. */
+export interface PreparedSession {
+  readonly id: string;
+}
+
+/**
+ * How the request store creates a request's own new session with the request, in one synchronous step
+ * (`requests.create(record, { session })`): both or neither.
+ */
+export interface SessionCreation {
+  /** Checks a session record and copies it into a row, storing nothing (throws on a bad record). */
+  prepare(session: SessionRecord): PreparedSession;
+  has(id: string): boolean;
+  /** Stores a prepared row, in every index `create` would; false (nothing stored) when its id is taken. */
+  insert(prepared: PreparedSession): boolean;
+}
+
+export type MemorySessionStore = SessionStore & SessionRetirement & SessionCreation;
 
 export interface MemorySessionStoreHooks {
   /** Called with a retired ephemeral session's id, for the stores that hold its session-scope data. */
@@ -173,7 +190,7 @@ export function createMemorySessionStore(hooks: MemorySessionStoreHooks = {}): M
   // (the contract keeps a session while any request that ran in it is stored, whatever came first).
   const unclaimed = new Map<string, number>();
 
-  return {
+  const store: MemorySessionStore = {
     requestStored(sessionId) {
       const row = sessions.get(sessionId);
       if (row !== undefined) row.requests++;
@@ -193,9 +210,8 @@ export function createMemorySessionStore(hooks: MemorySessionStoreHooks = {}): M
       if (retireEphemeral && row.requests === 0 && row.ephemeral) retire(row);
     },
 
-    async create(session) {
+    prepare(session) {
       checkSession(session);
-      if (sessions.has(session.id)) return false;
       const row: SessionRow = {
         id: session.id,
         flowId: session.flowId,
@@ -205,10 +221,21 @@ export function createMemorySessionStore(hooks: MemorySessionStoreHooks = {}): M
         parentSessionId: session.parentSessionId,
         createdAt: session.createdAt,
         text: jsonText(session, "session"),
-        requests: unclaimed.get(session.id) ?? 0,
+        requests: 0,
         ephemeral: isEphemeral(session.metadata),
         deleting: session.deleting === true,
       };
+      return row;
+    },
+
+    has(id) {
+      return sessions.has(id);
+    },
+
+    insert(prepared) {
+      const row = prepared as SessionRow;
+      if (sessions.has(row.id)) return false;
+      row.requests = unclaimed.get(row.id) ?? 0;
       unclaimed.delete(row.id);
       sessions.set(row.id, row);
       all.add(row);
@@ -217,6 +244,11 @@ export function createMemorySessionStore(hooks: MemorySessionStoreHooks = {}): M
       addTo(byParent, row.parentSessionId, row);
       if (row.deleting) deletingCount++;
       return true;
+    },
+
+    async create(session) {
+      // Checked and copied before the id is looked up: a bad record throws even when the id is taken.
+      return store.insert(store.prepare(session));
     },
 
     async get(id) {
@@ -313,4 +345,5 @@ export function createMemorySessionStore(hooks: MemorySessionStoreHooks = {}): M
       return { ...parts };
     },
   };
+  return store;
 }

@@ -2,7 +2,9 @@ import { concurrencyCases } from "./concurrency.js";
 import { eventCases } from "./events.js";
 import { fencingCases } from "./fencing.js";
 import { isolationCases } from "./isolation.js";
+import { requestEffectCases } from "./request-effects.js";
 import { requestListingCases } from "./request-listing.js";
+import { requestOwnSessionCases } from "./request-own-session.js";
 import { requestRemovalCases } from "./request-removal.js";
 import { requestCases } from "./requests.js";
 import { resourceCappedCreateCases } from "./resource-capped-create.js";
@@ -28,6 +30,8 @@ export const ALL_CASES = [
   ...requestCases,
   ...requestListingCases,
   ...requestRemovalCases,
+  ...requestOwnSessionCases,
+  ...requestEffectCases,
   ...eventCases,
   ...retentionCases,
   ...scopeStateCases,

@@ -100,4 +100,55 @@ export const scopeStateCases = [
       }
     },
   ),
+
+  defineCase(
+    "scope-state/get-many",
+    "getMany answers get for each address, in the order asked (null for a missing one)",
+    async (stores) => {
+      const session: ScopeAddress = { scope: "session", scopeId: uid("session"), bucket: SHARED_BUCKET };
+      const user: ScopeAddress = { scope: "user", scopeId: uid("user"), bucket: SHARED_BUCKET };
+      const ownBucket: ScopeAddress = { ...user, bucket: "flow-a" };
+      const org: ScopeAddress = { scope: "org", scopeId: uid("org"), bucket: SHARED_BUCKET };
+      const missing: ScopeAddress = { scope: "user", scopeId: uid("user"), bucket: SHARED_BUCKET };
+      expect(await stores.scopeState.put(session, { s: 1 }, { type: "absent" })).toEqual({
+        ok: true,
+        version: 1,
+      });
+      expect(await stores.scopeState.put(user, { u: 1 }, { type: "absent" })).toEqual({
+        ok: true,
+        version: 1,
+      });
+      expect(await stores.scopeState.put(user, { u: 2 }, { type: "version", version: 1 })).toEqual({
+        ok: true,
+        version: 2,
+      });
+      expect(await stores.scopeState.put(ownBucket, { b: true }, { type: "absent" })).toEqual({
+        ok: true,
+        version: 1,
+      });
+      expect(await stores.scopeState.put(org, { o: [1] }, { type: "absent" })).toEqual({
+        ok: true,
+        version: 1,
+      });
+
+      const asked = [org, missing, user, session, ownBucket, user];
+      const answers = await stores.scopeState.getMany(asked);
+      expect(answers).toEqual([
+        { value: { o: [1] }, version: 1 },
+        null,
+        { value: { u: 2 }, version: 2 },
+        { value: { s: 1 }, version: 1 },
+        { value: { b: true }, version: 1 },
+        { value: { u: 2 }, version: 2 },
+      ]);
+      // The same answers get gives, one by one.
+      for (const [i, address] of asked.entries())
+        expect(answers[i]).toEqual(await stores.scopeState.get(address));
+      expect(await stores.scopeState.getMany([])).toEqual([]);
+      expect(await stores.scopeState.getMany([missing])).toEqual([null]);
+      // Copies: changing an answer changes nothing stored.
+      (answers[0]!.value.o as number[]).push(2);
+      expect((await stores.scopeState.getMany([org]))[0]).toEqual({ value: { o: [1] }, version: 1 });
+    },
+  ),
 ] as const;

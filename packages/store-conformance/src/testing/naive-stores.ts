@@ -5,8 +5,10 @@ import type {
   FlowStores,
   JsonObject,
   JsonValue,
+  NewRequestEvent,
   RequestEvent,
   RequestRecord,
+  RequestUpdateEffects,
   ResourceStateRecord,
   ResourceStateTextRecord,
   ScheduleTickRecord,
@@ -74,7 +76,16 @@ export type NaiveStoreFlaw =
   | "never-takes-over-ticks"
   | "fires-stale-epoch"
   | "refires-ticks"
-  | "claims-superseded-ticks";
+  | "claims-superseded-ticks"
+  | "effects-on-lost-cas"
+  | "unnotified-update-events"
+  | "update-seqs-from-one"
+  | "keeps-active-on-null"
+  | "session-despite-request"
+  | "request-despite-session"
+  | "unlisted-own-session"
+  | "get-many-skips-missing"
+  | "get-many-sorted";
 
 /**
  * A deliberately simple store used only to test the suite itself: every operation scans. It
@@ -111,6 +122,8 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
   const events = new Map<string, RequestEvent[]>();
   const listeners = new Map<string, Set<(event: RequestEvent) => void>>();
   const active = new Map<string, ActiveRequestEntry>();
+  /** Sessions the `unlisted-own-session` flaw stores where only `get` finds them. */
+  const unlisted = new Map<string, SessionRecord>();
   const scopeState = new Map<string, Versioned<JsonObject>>();
   type Row = { state: JsonObject | null; version: number; createdAt: number; accessedAt: number };
   const rows = new Map<string, Map<string, Row>>();
@@ -183,6 +196,25 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
       active.delete(r.id);
     }
     return removedEvents;
+  };
+
+  /** An event as stored: JSON holds it (`toJSON` applied, `undefined` members dropped), as a read gives it back. */
+  const storedEvent = (event: NewRequestEvent, seq: number): RequestEvent => {
+    const data = flaw === "aliases-stored-values" ? event.data : JSON.parse(JSON.stringify(event.data ?? {}));
+    return { ...copy(event), data, seq };
+  };
+  /** An update's effects: its active change, then its events with the next seqs, each told to listeners. */
+  const applyEffects = (id: string, effects: RequestUpdateEffects) => {
+    if (effects.active === null) {
+      if (flaw !== "keeps-active-on-null") active.delete(id);
+    } else if (effects.active !== undefined) active.set(id, copy(effects.active));
+    const log = events.get(id) ?? [];
+    events.set(id, log);
+    const first = flaw === "update-seqs-from-one" ? 1 : log.length + 1;
+    const stored = (effects.events ?? []).map((event, i) => storedEvent(event, first + i));
+    log.push(...stored);
+    if (flaw === "unnotified-update-events") return;
+    for (const event of stored) for (const listener of listeners.get(id) ?? []) listener(copy(event));
   };
 
   const addr = (a: ScopeAddress) =>
@@ -294,7 +326,7 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         return true;
       },
       async get(id) {
-        const found = sessions.get(id);
+        const found = sessions.get(id) ?? unlisted.get(id);
         return found ? copy(found) : null;
       },
       async list(query) {
@@ -378,8 +410,19 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
       },
     },
     requests: {
-      async create(request) {
+      async create(request, options) {
+        const session = options?.session;
+        if (session !== undefined && session.id !== request.sessionId)
+          throw new FlowError("invalid-request", "naive: the session is not the request's.");
+        if (session !== undefined && flaw === "session-despite-request" && !sessions.has(session.id))
+          sessions.set(session.id, copy(session));
         if (requests.has(request.id)) return false;
+        if (session !== undefined && (sessions.has(session.id) || unlisted.has(session.id))) {
+          if (flaw === "request-despite-session") requests.set(request.id, copy(request));
+          return false;
+        }
+        if (session !== undefined)
+          (flaw === "unlisted-own-session" ? unlisted : sessions).set(session.id, copy(session));
         requests.set(request.id, copy(request));
         return true;
       },
@@ -387,17 +430,20 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         const found = requests.get(id);
         return found ? copy(found) : null;
       },
-      async update(id, expectedVersion, patch): Promise<CasResult<RequestRecord>> {
+      async update(id, expectedVersion, patch, effects): Promise<CasResult<RequestRecord>> {
         const found = requests.get(id);
         if (!found) return { ok: false, current: null };
-        if (found.version !== expectedVersion && flaw !== "unguarded-request-update")
+        if (found.version !== expectedVersion && flaw !== "unguarded-request-update") {
+          if (flaw === "effects-on-lost-cas" && effects !== undefined) applyEffects(id, effects);
           return { ok: false, current: { value: copy(found), version: found.version } };
+        }
         const { claim, ...rest } = copy(patch);
         if (flaw === "forgets-epoch-on-update") delete rest.epoch;
         Object.assign(found, rest);
         if (claim === null) delete found.claim;
         else if (claim !== undefined) found.claim = claim;
         found.version += 1;
+        if (effects !== undefined) applyEffects(id, effects);
         return { ok: true, version: found.version };
       },
       async listBySession(sessionId, options) {
@@ -435,10 +481,7 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
         events.set(event.requestId, log);
         const seq = log.length + 1;
         if (flaw === "racy-event-seq") await tick();
-        // Kept as JSON holds it (`toJSON` applied, `undefined` members dropped), as a read gives it back.
-        const data =
-          flaw === "aliases-stored-values" ? event.data : JSON.parse(JSON.stringify(event.data ?? {}));
-        const stored: RequestEvent = { ...copy(event), data, seq };
+        const stored = storedEvent(event, seq);
         log.push(stored);
         for (const listener of listeners.get(event.requestId) ?? []) listener(copy(stored));
         return copy(stored);
@@ -524,6 +567,17 @@ export function createNaiveStores(flaw?: NaiveStoreFlaw): FlowStores {
       async get(address) {
         const found = scopeState.get(addr(address));
         return found ? copy(found) : null;
+      },
+      async getMany(addresses) {
+        const asked =
+          flaw === "get-many-sorted"
+            ? [...addresses].sort((a, b) => (addr(a) < addr(b) ? -1 : 1))
+            : addresses;
+        const answers = asked.map((address) => {
+          const found = scopeState.get(addr(address));
+          return found ? copy(found) : null;
+        });
+        return flaw === "get-many-skips-missing" ? answers.filter((answer) => answer !== null) : answers;
       },
       async put(address, value, condition, fence) {
         if (refusesStale(fence)) await tick();

@@ -12,7 +12,14 @@ type Entry =
       resolve: () => void;
       reject: (error: unknown) => void;
     }
-  | { kind: "job"; run: () => Promise<void>; resolve: () => void; reject: (error: unknown) => void };
+  | {
+      kind: "job";
+      run: () => Promise<void>;
+      /** A failure rejects every entry queued after the job and runs `onFailure`, as a failed write does. */
+      failsQueue: boolean;
+      resolve: () => void;
+      reject: (error: unknown) => void;
+    };
 
 /**
  * An append-only JSON-lines file with group commit: lines queued while a write is in flight go
@@ -47,7 +54,24 @@ export class AppendLog {
   /** Runs `run` when no write is in flight; later appends wait for it. */
   exclusive(run: () => Promise<void>): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind: "job", run, resolve, reject });
+      this.queue.push({ kind: "job", run, failsQueue: false, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /**
+   * Runs `run` in the queue's order (after every line queued before it, before every line queued after it) and
+   * lets it write lines itself, durably (`write` takes the lines without their newlines). For writes whose lines
+   * must follow other work (a record written first): lines queued meanwhile wait. When `run` throws, it and every
+   * entry queued after it are rejected and `onFailure` runs, as when a write fails.
+   */
+  transaction(run: (write: (lines: readonly string[]) => Promise<void>) => Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const job = () =>
+        run(async (lines) => {
+          if (lines.length > 0) await this.write(lines.map((line) => `${line}\n`).join(""), true);
+        });
+      this.queue.push({ kind: "job", run: job, failsQueue: true, resolve, reject });
       this.kick();
     });
   }
@@ -76,6 +100,11 @@ export class AppendLog {
           this.fileKnown = false;
           head.resolve();
         } catch (error) {
+          this.fileKnown = false;
+          if (head.failsQueue) {
+            for (const entry of this.queue.splice(0)) entry.reject(error);
+            this.onFailure();
+          }
           head.reject(error);
         }
         continue;

@@ -33,6 +33,7 @@ export class FsContext {
   private readonly knownDirs = new Set<string>();
   private readonly startup: Promise<void>;
   private closed = false;
+  private recovery: (() => Promise<void>) | undefined;
 
   constructor(root: string, fsync: boolean) {
     this.root = path.resolve(root);
@@ -67,6 +68,15 @@ export class FsContext {
     }
   }
 
+  /**
+   * Work the start does after the temp sweep and before `ready()` resolves: settling what a crash left unfinished
+   * (see `EffectsJournal`). Set it right after constructing the context, before anything awaits: the start reads it
+   * after its first I/O. The work must not await `ready()`.
+   */
+  recoverWith(task: () => Promise<void>): void {
+    this.recovery = task;
+  }
+
   markClosed(): void {
     this.closed = true;
   }
@@ -94,6 +104,7 @@ export class FsContext {
       );
     }
     await this.sweepTemp();
+    await this.recovery?.();
   }
 
   /**

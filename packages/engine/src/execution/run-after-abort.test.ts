@@ -202,13 +202,16 @@ describe("a run whose claim lapsed (taken over by another host)", () => {
 });
 
 describe("an abort that lands while the run is being started", () => {
-  it("is followed by no request.started (or any other event of the run)", async () => {
+  // The claim starts the run in one write (its active entry and request.started): an abort landing before that
+  // write returns comes after request.started, and nothing of the run follows it.
+  it("is followed by no event of the run: the block never runs", async () => {
     const stores = createMemoryStores();
     let host: FlowHost | undefined;
-    const markActive = stores.requests.markActive.bind(stores.requests);
-    stores.requests.markActive = async (entry) => {
-      await markActive(entry);
-      await host!.abortRequest(entry.requestId, headerCaller());
+    const update = stores.requests.update.bind(stores.requests);
+    stores.requests.update = async (id, version, patch, effects) => {
+      const result = await update(id, version, patch, effects);
+      if (result.ok && effects?.active) await host!.abortRequest(id, headerCaller());
+      return result;
     };
     reset();
     gate.resolve();
@@ -216,14 +219,19 @@ describe("an abort that lands while the run is being started", () => {
       { flows: [flow] },
       async (started) => {
         host = started;
-        const { request } = await started.invoke("aftermath", "stubborn", headerCaller(), {});
+        const { request, session } = await started.invoke("aftermath", "stubborn", headerCaller(), {});
         const { record, events } = await settle(started, request.id);
         await untilSettled(started, request.id);
         expect(record.status).toBe("aborted");
         expect((await stores.requests.readEvents(request.id)).map((e) => e.type)).toEqual([
+          "request.started",
           "request.aborted",
         ]);
-        expect(events.map((e) => e.type)).toEqual(["request.aborted"]);
+        expect(events.map((e) => e.type)).toEqual(["request.started", "request.aborted"]);
+        expect(await stores.requests.listActive({})).toEqual([]);
+        // The block never ran: its first write (the item "early") is not there.
+        const address: ScopeAddress = { scope: "session", scopeId: session.id, bucket: "shared" };
+        expect(await stores.resources.getState(address, "items/early")).toBeNull();
       },
       {
         name: "memory with an abort inside markActive",

@@ -71,6 +71,11 @@ type Outcome = { ok: true; output: unknown } | { ok: false; error: unknown };
 export class RequestRunner {
   /** Runs claimed here, by request id. */
   private readonly runs = new Map<string, RunClaim>();
+  /**
+   * Requests whose claim (which starts the run) is being written here, by id: an abort landing meanwhile marks it,
+   * and the run, once claimed, stops before its block.
+   */
+  private readonly claiming = new Map<string, { aborted: boolean }>();
   /** How many runs of each request are launched here and not yet settled, and who waits for them ({@link whenSettled}). */
   private readonly launches = new Map<string, { count: number; waiters: (() => void)[] }>();
   /** How long a claim holds without renewal. */
@@ -156,19 +161,28 @@ export class RequestRunner {
       this.gate.settled();
     };
     // The claim in a step of its own: the record as submitted is not held while the run goes on.
+    const claiming = { aborted: false };
+    if (!this.claiming.has(id)) this.claiming.set(id, claiming);
+    const claimedNow = () => {
+      if (this.claiming.get(id) === claiming) this.claiming.delete(id);
+    };
     // Claimed and started in one write, unless the host is leaving: then it is only claimed, to be handed on.
     this.lifecycle.claim(record, !this.gate.leaving).then(
       (claimed) => {
+        claimedNow();
         if (claimed === null) ended();
         // Claimed after the grace period ran out: handed on at once, never run here.
         else if (this.gate.leaving) void this.handOn(claimed).finally(ended);
         else {
           const due = Date.now() + this.leases.renewEveryMs;
           const claim = new RunClaim(this, claimed, due, parsedBlockInput, log ?? this.options.logger);
+          // Aborted while its claim was being written: it started, and stops before its block.
+          if (claiming.aborted) claim.abort.abort();
           void this.run(claim, session, ended);
         }
       },
       (error: unknown) => {
+        claimedNow();
         this.runnerFailed(id, error);
         ended();
       },
@@ -350,6 +364,8 @@ export class RequestRunner {
       tell?.(before);
       const local = this.runs.get(requestId);
       local?.abort.abort();
+      const claiming = this.claiming.get(requestId);
+      if (claiming !== undefined) claiming.aborted = true;
       // A run here leaves the active registry in its own finish. One on another host, or on none (its host died),
       // may have nobody left to: cleared here, before the terminal event, as a finish would.
       if (local === undefined) await this.options.stores.requests.clearActive(requestId);

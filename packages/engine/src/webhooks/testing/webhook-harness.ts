@@ -7,7 +7,16 @@
 import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { FlowStores, NewRequestEvent, RequestRecord, RequestStatus, SessionRecord } from "@flowrt/core";
+import type {
+  FlowStores,
+  NewRequestEvent,
+  RequestCreateOptions,
+  RequestPatch,
+  RequestRecord,
+  RequestStatus,
+  RequestUpdateEffects,
+  SessionRecord,
+} from "@flowrt/core";
 import { createHttpHandler, type HttpHandler, type HttpResponse } from "@flowrt/engine";
 import { createMemoryStores } from "@flowrt/store-memory";
 import { createFlowHost, type FlowHost } from "../../host.js";
@@ -73,9 +82,21 @@ export function recordingStores(stores: FlowStores): { stores: FlowStores; write
   const requests = new Proxy(stores.requests, {
     get(target, name, receiver) {
       if (name === "create") {
-        return (record: RequestRecord) => {
+        return async (record: RequestRecord, options?: RequestCreateOptions) => {
+          const created = await target.create(record, options);
+          // A request created with its own session (a delivery's ephemeral one) writes both.
+          if (created && options?.session) writes.sessions.push(structuredClone(options.session));
           writes.requests.push(structuredClone(record));
-          return target.create(record);
+          return created;
+        };
+      }
+      if (name === "update") {
+        return async (id: string, version: number, patch: RequestPatch, effects?: RequestUpdateEffects) => {
+          const result = await target.update(id, version, patch, effects);
+          // Events written with an update (a claim's request.started, an end's last events) are appended events too.
+          if (result.ok)
+            for (const event of effects?.events ?? []) writes.events.push(structuredClone(event));
+          return result;
         };
       }
       if (name === "appendEvent") {

@@ -37,7 +37,10 @@ export function createRequestStore(
 
   const createWithSession = async (record: RequestRecord, session: SessionRecord): Promise<boolean> => {
     if (session.id !== record.sessionId)
-      throw new FlowError("invalid-request", "store-postgres: a request's own session has the request's sessionId.");
+      throw new FlowError(
+        "invalid-request",
+        "store-postgres: a request's own session has the request's sessionId.",
+      );
     try {
       const { rows } = await db.query(sql.insertWithSession, [
         ...requestParams(record),

@@ -44,7 +44,10 @@ export function createScopeStateStore(db: PostgresDriver, sql: StoreSql["scopeSt
       ]);
       const found: (Versioned<JsonObject> | null)[] = addresses.map(() => null);
       for (const row of rows) {
-        found[Number(row.ord) - 1] = { value: JSON.parse(row.value) as JsonObject, version: Number(row.version) };
+        found[Number(row.ord) - 1] = {
+          value: JSON.parse(row.value) as JsonObject,
+          version: Number(row.version),
+        };
       }
       return found;
     },

@@ -1,10 +1,8 @@
 import {
-  type ActiveRequestEntry,
   type Fence,
   FlowError,
   type FlowStores,
   hasErrorCode,
-  type JsonObject,
   type JsonValue,
   type NewRequestEvent,
   type RequestError,
@@ -16,8 +14,6 @@ import type { FlowRegistry, RegisteredFlow } from "../flows/registry.js";
 import type { HostLogger } from "../logger.js";
 import { traceActionRun } from "../telemetry/run-span.js";
 import { type ClaimedRun, RunClaim, type RunTarget, StartedRun } from "./active-run.js";
-import { isoNow } from "./clock.js";
-import { appendRequestEvent } from "./event-log.js";
 import { handOn } from "./hand-on.js";
 import { LeaseKeeper } from "./lease.js";
 import { RequestLifecycle, type TerminalPatch } from "./lifecycle.js";

@@ -3,7 +3,7 @@
  * intent on disk without its done line is finished at the next start when its record was written, and dropped when
  * it was not. The intents here are written by hand, as a crash at each point would leave them.
  */
-import { appendFile, mkdir, readdir } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ActiveRequestEntry, FlowStores, RequestEvent, RequestRecord } from "@flowrt/core";
 import { isFlowError } from "@flowrt/core";
@@ -186,6 +186,53 @@ describe("fs store: the effects journal", () => {
     expect(await again.sessions.get(session.id)).toEqual(session);
     expect(await again.requests.readEvents(request.id)).toEqual([{ ...started, seq: 1 }]);
     expect(await again.requests.listActive({ userId: request.userId })).toEqual([entryOf(request)]);
+  });
+
+  it("keeps no data of a removed session, a user's removed requests or purged ones in the journal", async () => {
+    const stores = openStores();
+    const journalText = () => readFile(path.join(dir, "effects.log"), "utf8").catch(() => "");
+    const runThrough = async (request: RequestRecord) => {
+      const session = sessionRecord({ id: request.sessionId, userId: request.userId });
+      expect(await stores.requests.create(request, { session })).toBe(true);
+      const started = { ...newEvent(request, "request.started"), data: { secret: `${request.id}-data` } };
+      const claimed = await stores.requests.update(
+        request.id,
+        1,
+        { status: "running" },
+        { active: entryOf(request), events: [started] },
+      );
+      expect(claimed.ok).toBe(true);
+      const ended = await stores.requests.update(
+        request.id,
+        2,
+        { status: "completed", completedAt: "2000-01-01T00:00:00.000Z" },
+        { active: null, events: [newEvent(request, "request.completed")] },
+      );
+      expect(ended.ok).toBe(true);
+    };
+    const [removed, byUser, purged, kept] = [
+      requestRecord(),
+      requestRecord(),
+      requestRecord(),
+      requestRecord(),
+    ];
+    for (const request of [removed, byUser, purged, kept]) await runThrough(request);
+    await stores.requests.update(kept.id, 3, { completedAt: new Date().toISOString() });
+    expect(await journalText()).toContain(removed.sessionId);
+
+    await stores.sessions.remove(removed.sessionId);
+    await stores.requests.removeByUser(byUser.userId);
+    await stores.requests.purgeFinished({ maxAgeMs: 1000, now: Date.parse("2000-01-02T00:00:00.000Z") });
+    expect(await stores.requests.get(purged.id)).toBeNull();
+    const left = await journalText();
+    for (const gone of [removed, byUser, purged]) {
+      expect(left).not.toContain(gone.id);
+      expect(left).not.toContain(gone.sessionId);
+    }
+    expect((await stores.requests.readEvents(kept.id)).map((e) => e.type)).toEqual([
+      "request.started",
+      "request.completed",
+    ]);
   });
 
   it("refuses bad effects with invalid-request before anything is written", async () => {

@@ -274,6 +274,8 @@ export class FsRequestStore implements RequestStore {
       );
       if (gone !== null) removed++;
     }
+    // The journal may still hold the removed requests' events: none of their data stays behind.
+    if (removed > 0) await this.journal.compact();
     return removed;
   }
 
@@ -290,6 +292,8 @@ export class FsRequestStore implements RequestStore {
       removed.requests++;
       removed.events += events;
     }
+    // The journal may still hold the removed requests' events and the session's record: none of it stays behind.
+    await this.journal.compact();
     return removed;
   }
 
@@ -353,6 +357,7 @@ export class FsRequestStore implements RequestStore {
       removed++;
       touched.add(sessionId!);
     }
+    if (removed > 0) await this.journal.compact();
     if (this.sessionsEmptied !== undefined && touched.size > 0) {
       for (const summary of summaries.values()) touched.delete(summary.sessionId);
       if (touched.size > 0) await this.sessionsEmptied([...touched]);

@@ -87,7 +87,12 @@ export class AppendLog {
   }
 
   private kick(): void {
-    if (!this.draining) this.draining = this.drain().finally(() => (this.draining = null));
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = null;
+      // An entry queued after the drain's last check and before this ran found it still draining: drain it now.
+      if (this.queue.length > 0) this.kick();
+    });
   }
 
   private async drain(): Promise<void> {

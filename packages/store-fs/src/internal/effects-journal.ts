@@ -36,7 +36,8 @@ export class EffectsJournal {
   private readonly log: AppendLog;
   private readonly prefix = randomBytes(4).toString("hex");
   private counter = 0;
-  private readonly open = new Set<string>();
+  /** The intents begun and not ended, by id, as written. */
+  private readonly open = new Map<string, string>();
   private lines = 0;
 
   constructor(private readonly ctx: FsContext) {
@@ -46,10 +47,11 @@ export class EffectsJournal {
   /** Appends `intent` and resolves, once it is on disk, with the id {@link end} takes. */
   async begin(intent: EffectsIntent): Promise<string> {
     const tx = `${this.prefix}-${(this.counter++).toString(36)}`;
-    this.open.add(tx);
+    const line = JSON.stringify({ i: tx, ...intent } satisfies Line);
+    this.open.set(tx, line);
     this.lines++;
     try {
-      await this.log.append(JSON.stringify({ i: tx, ...intent } satisfies Line), true);
+      await this.log.append(line, true);
     } catch (error) {
       this.open.delete(tx);
       throw error;
@@ -67,15 +69,21 @@ export class EffectsJournal {
     this.log.append(JSON.stringify({ c: tx } satisfies Line), false).catch(() => {
       // Lost: the intent stays open on disk, and the next start settles it again (idempotently).
     });
-    if (this.open.size === 0 && this.lines > COMPACT_AFTER) {
-      this.lines = 0;
-      this.log
-        .exclusive(async () => {
-          // A write that began while this waited keeps the file.
-          if (this.open.size === 0) await this.ctx.remove(this.log.file);
-        })
-        .catch(() => {});
-    }
+    if (this.open.size === 0 && this.lines > COMPACT_AFTER) this.compact().catch(() => {});
+  }
+
+  /**
+   * Rewrites the file with only the intents still open (none: the file goes), between appends. Removals call it,
+   * so that no intent keeps the data of a removed request or session (its events, its session record) on disk.
+   */
+  async compact(): Promise<void> {
+    this.lines = this.open.size;
+    await this.log.exclusive(async () => {
+      // An intent begun meanwhile may be written again after this; the next start settles it once either way.
+      const open = [...this.open.values()];
+      if (open.length === 0) await this.ctx.remove(this.log.file);
+      else await this.ctx.writeAtomic(this.log.file, open.map((line) => `${line}\n`).join(""));
+    });
   }
 
   /** The intents on disk without a done line, in the order they were written (read at start, before any write). */

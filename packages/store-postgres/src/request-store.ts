@@ -87,6 +87,11 @@ export function createRequestStore(
         patch.epoch ?? null,
       ];
       if (effects !== undefined) {
+        if ((active != null && active.requestId !== id) || events.some((event) => event.requestId !== id))
+          throw new FlowError(
+            "invalid-request",
+            `store-postgres: an update's active entry and events name its own request ("${id}").`,
+          );
         params.push(
           active != null,
           active?.sessionId ?? null,

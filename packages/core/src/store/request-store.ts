@@ -118,6 +118,7 @@ export interface RetentionOptions {
  * on a database).
  */
 export interface RequestUpdateEffects {
+  // The entry's and every event's `requestId` is the updated request's id; a store refuses a mismatch (nothing written).
   /** Enter the active registry with this entry (replacing the request's entry if it has one), or leave it (`null`). */
   active?: ActiveRequestEntry | null;
   /**

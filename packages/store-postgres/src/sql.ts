@@ -79,6 +79,22 @@ const RESOURCE_COLUMNS = "key, state::text AS state, version, created_at, access
 
 const TERMINAL = "('completed', 'failed', 'aborted')";
 
+/**
+ * A request update's SET list: `$3`–`$15`, each optional field as a "given" flag and a value, so that a patch can
+ * set a JSON null or release the claim; the version grows by one.
+ */
+const REQUEST_PATCH = `status = COALESCE($3::text, status),
+          output = CASE WHEN $4::boolean THEN $5::json ELSE output END,
+          error = CASE WHEN $6::boolean THEN $7::json ELSE error END,
+          metadata = COALESCE($8::json, metadata),
+          claim_host = CASE WHEN $9::boolean THEN $10::text ELSE claim_host END,
+          claim_until = CASE WHEN $9::boolean THEN $11::bigint ELSE claim_until END,
+          started_at = COALESCE($12::text, started_at),
+          completed_at = COALESCE($13::text, completed_at),
+          completed_ms = CASE WHEN $13::text IS NULL THEN completed_ms ELSE $14::bigint END,
+          epoch = COALESCE($15::bigint, epoch),
+          version = version + 1`;
+
 const TICK_COLUMNS = "flow_id, schedule, at, claim_host, claim_until, epoch, request_id";
 const SCHEDULE_WHERE = "flow_id = $1 AND schedule = $2";
 
@@ -236,17 +252,7 @@ export function buildSql(n: TableNames) {
        */
       updateWithEffects: `WITH u AS (
           UPDATE ${n.requests} SET
-          status = COALESCE($3::text, status),
-          output = CASE WHEN $4::boolean THEN $5::json ELSE output END,
-          error = CASE WHEN $6::boolean THEN $7::json ELSE error END,
-          metadata = COALESCE($8::json, metadata),
-          claim_host = CASE WHEN $9::boolean THEN $10::text ELSE claim_host END,
-          claim_until = CASE WHEN $9::boolean THEN $11::bigint ELSE claim_until END,
-          started_at = COALESCE($12::text, started_at),
-          completed_at = COALESCE($13::text, completed_at),
-          completed_ms = CASE WHEN $13::text IS NULL THEN completed_ms ELSE $14::bigint END,
-          epoch = COALESCE($15::bigint, epoch),
-          version = version + 1
+          ${REQUEST_PATCH}
           WHERE id = $1 AND version = $2 RETURNING version
         ), entered AS (
           INSERT INTO ${n.active} (request_id, session_id, flow_id, user_id, org_id, action, started_at)
@@ -272,17 +278,7 @@ export function buildSql(n: TableNames) {
        * patch can set a JSON null or release the claim; a status change and a claim land together.
        */
       update: `UPDATE ${n.requests} SET
-          status = COALESCE($3::text, status),
-          output = CASE WHEN $4::boolean THEN $5::json ELSE output END,
-          error = CASE WHEN $6::boolean THEN $7::json ELSE error END,
-          metadata = COALESCE($8::json, metadata),
-          claim_host = CASE WHEN $9::boolean THEN $10::text ELSE claim_host END,
-          claim_until = CASE WHEN $9::boolean THEN $11::bigint ELSE claim_until END,
-          started_at = COALESCE($12::text, started_at),
-          completed_at = COALESCE($13::text, completed_at),
-          completed_ms = CASE WHEN $13::text IS NULL THEN completed_ms ELSE $14::bigint END,
-          epoch = COALESCE($15::bigint, epoch),
-          version = version + 1
+          ${REQUEST_PATCH}
         WHERE id = $1 AND version = $2 RETURNING ${REQUEST_COLUMNS}`,
       /** A session's requests newest first (`$1` session, `$2` limit). */
       listBySession: `SELECT ${REQUEST_COLUMNS} FROM ${n.requests} WHERE session_id = $1 ORDER BY ${NEWEST_FIRST} LIMIT $2`,

@@ -17,6 +17,7 @@ import { type ClaimedRun, RunClaim, type RunTarget, StartedRun } from "./active-
 import { handOn } from "./hand-on.js";
 import { LeaseKeeper } from "./lease.js";
 import { RequestLifecycle, type TerminalPatch } from "./lifecycle.js";
+import { logRequestFailure } from "./log-request-failure.js";
 import { inputRefusal, type NewRequest, requestRecord, toRequestError } from "./new-request.js";
 import { recoverRequests } from "./recovery.js";
 import { writeAfterAbort } from "./run-abort.js";
@@ -68,12 +69,10 @@ export class RequestRunner {
   /** Runs claimed here, by request id. */
   private readonly runs = new Map<string, RunClaim>();
   /**
-   * Requests whose claim (which starts the run) is being written here, by id: an abort landing meanwhile marks it,
-   * and the run, once claimed, stops before its block.
+   * How many runs of each request are launched here and not yet settled, and who waits for them ({@link whenSettled});
+   * `aborted`: an abort landed meanwhile, so a run whose claim (which starts it) was being written stops before its block.
    */
-  private readonly claiming = new Map<string, { aborted: boolean }>();
-  /** How many runs of each request are launched here and not yet settled, and who waits for them ({@link whenSettled}). */
-  private readonly launches = new Map<string, { count: number; waiters: (() => void)[] }>();
+  private readonly launches = new Map<string, { count: number; waiters: (() => void)[]; aborted: boolean }>();
   /** How long a claim holds without renewal. */
   readonly leaseMs: number;
   readonly lifecycle: RequestLifecycle;
@@ -111,7 +110,7 @@ export class RequestRunner {
   async persistFailed(request: NewRequest, error: unknown): Promise<RequestRecord> {
     const stored = toRequestError(error, this.options.exposeErrors);
     const record = await this.persist(request, "failed", stored);
-    this.logFailure(request.log ?? this.options.logger, record, error, stored);
+    logRequestFailure(request.log ?? this.options.logger, record, error, stored);
     await this.lifecycle.failedOnArrival(record);
     return record;
   }
@@ -146,7 +145,7 @@ export class RequestRunner {
     if (!this.gate.launch()) return;
     const { id } = record;
     // Counted per request: a recovery pass may launch a request a submission launched too (one of them claims it).
-    const launch = this.launches.get(id) ?? { count: 0, waiters: [] };
+    const launch = this.launches.get(id) ?? { count: 0, waiters: [], aborted: false };
     launch.count++;
     this.launches.set(id, launch);
     const ended = () => {
@@ -157,15 +156,9 @@ export class RequestRunner {
       this.gate.settled();
     };
     // The claim in a step of its own: the record as submitted is not held while the run goes on.
-    const claiming = { aborted: false };
-    if (!this.claiming.has(id)) this.claiming.set(id, claiming);
-    const claimedNow = () => {
-      if (this.claiming.get(id) === claiming) this.claiming.delete(id);
-    };
     // Claimed and started in one write, unless the host is leaving: then it is only claimed, to be handed on.
     this.lifecycle.claim(record, !this.gate.leaving).then(
       (claimed) => {
-        claimedNow();
         if (claimed === null) ended();
         // Claimed after the grace period ran out: handed on at once, never run here.
         else if (this.gate.leaving) void this.handOn(claimed).finally(ended);
@@ -173,12 +166,11 @@ export class RequestRunner {
           const due = Date.now() + this.leases.renewEveryMs;
           const claim = new RunClaim(this, claimed, due, parsedBlockInput, log ?? this.options.logger);
           // Aborted while its claim was being written: it started, and stops before its block.
-          if (claiming.aborted) claim.abort.abort();
+          if (launch.aborted) claim.abort.abort();
           void this.run(claim, session, ended);
         }
       },
       (error: unknown) => {
-        claimedNow();
         this.runnerFailed(id, error);
         ended();
       },
@@ -211,28 +203,6 @@ export class RequestRunner {
 
   private runnerFailed(requestId: string, error: unknown): void {
     this.options.logger.error({ requestId, err: error }, "request runner failed");
-  }
-
-  /**
-   * A failed request, logged once: a failure the record hides (`errorId` set) at `error` with the whole error and its
-   * stack under the same `errorId`; a client error (its code and message are on the record) at `info`, without stack.
-   */
-  private logFailure(
-    log: HostLogger,
-    about: { id: string; flowId: string; action: string; userId: string; sessionId: string },
-    error: unknown,
-    stored: RequestError,
-  ): void {
-    const fields = {
-      requestId: about.id,
-      flowId: about.flowId,
-      action: about.action,
-      userId: about.userId,
-      sessionId: about.sessionId,
-    };
-    if (stored.errorId !== undefined)
-      log.error({ ...fields, errorId: stored.errorId, err: error }, "request failed");
-    else log.info({ ...fields, code: stored.code, message: stored.message }, "request failed");
   }
 
   /**
@@ -336,7 +306,7 @@ export class RequestRunner {
     } else {
       const error = toRequestError(outcome.error, this.options.exposeErrors);
       patch = { status: wasAbort ? "aborted" : "failed", error };
-      if (!wasAbort) this.logFailure(claim.log, { id: claim.id, ...claim.about }, outcome.error, error);
+      if (!wasAbort) logRequestFailure(claim.log, { id: claim.id, ...claim.about }, outcome.error, error);
     }
     // The terminal write leaves the active registry with the status. When someone else ended the request first (an
     // abort, another host), it is left here, as before the end.
@@ -360,8 +330,8 @@ export class RequestRunner {
       tell?.(before);
       const local = this.runs.get(requestId);
       local?.abort.abort();
-      const claiming = this.claiming.get(requestId);
-      if (claiming !== undefined) claiming.aborted = true;
+      const launch = this.launches.get(requestId);
+      if (launch !== undefined) launch.aborted = true;
       // A run here leaves the active registry in its own finish. One on another host, or on none (its host died),
       // may have nobody left to: cleared here, before the terminal event, as a finish would.
       if (local === undefined) await this.options.stores.requests.clearActive(requestId);

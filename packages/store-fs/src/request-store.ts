@@ -24,6 +24,7 @@ import type { KeyedMutex } from "./internal/keyed-mutex.js";
 import { LazyLoad } from "./internal/lazy-load.js";
 import { mapLimit } from "./internal/map-limit.js";
 import { RequestSummaries, summaryOf } from "./internal/request-summaries.js";
+import { type CheckedEffects, checkEffects } from "./internal/update-effects.js";
 import {
   assertCount,
   assertJsonObject,
@@ -44,12 +45,6 @@ export interface OwnSessions {
     create: (store: () => Promise<void>) => Promise<boolean>,
   ): Promise<boolean>;
   restore(session: SessionRecord): Promise<void>;
-}
-
-/** An update's effects, checked and copied. */
-interface CheckedEffects {
-  active?: ActiveRequestEntry | null;
-  events: NewRequestEvent[];
 }
 
 const TERMINAL = new Set<RequestStatus>(TERMINAL_REQUEST_STATUSES);
@@ -403,50 +398,6 @@ export class FsRequestStore implements RequestStore {
     await this.ctx.ready();
     return this.summaries.get();
   }
-}
-
-/** An update's effects checked (every event and the entry of request `id`) and copied, before anything is written. */
-function checkEffects(id: string, effects: RequestUpdateEffects): CheckedEffects {
-  // Asserted through `unknown`, which keeps the effects' own types.
-  assertJsonObject(effects as unknown, "effects");
-  const checked: CheckedEffects = { events: [] };
-  const entry = effects.active;
-  if (entry === null) checked.active = null;
-  else if (entry !== undefined) {
-    assertJsonObject(entry as unknown, "effects.active");
-    assertNonEmptyString(entry.requestId, "effects.active.requestId");
-    assertString(entry.userId, "effects.active.userId");
-    if (entry.requestId !== id) {
-      throw new FlowError(
-        "invalid-request",
-        `An update of request "${id}" carries the active entry of request "${entry.requestId}".`,
-      );
-    }
-    checked.active = jsonCopy(entry, "effects.active");
-  }
-  if (effects.events !== undefined) {
-    if (!Array.isArray(effects.events))
-      throw new FlowError("invalid-request", "effects.events must be an array.");
-    for (const event of effects.events) {
-      assertJsonObject(event, "event");
-      assertNonEmptyString(event.type, "event.type");
-      assertString(event.at, "event.at");
-      assertJsonObject(event.data, "event.data");
-      if (event.requestId !== id) {
-        throw new FlowError(
-          "invalid-request",
-          `An update of request "${id}" carries an event of request "${String(event.requestId)}".`,
-        );
-      }
-      checked.events.push({
-        requestId: id,
-        type: event.type,
-        at: event.at,
-        data: jsonCopy(event.data, "event.data"),
-      });
-    }
-  }
-  return checked;
 }
 
 function applyPatch(current: RequestRecord, patch: RequestPatch): RequestRecord {
